@@ -1,0 +1,1 @@
+"""Shared plumbing for the RLHF Pitfalls Handbook snippets: the tiny model, the runner, the page schema."""

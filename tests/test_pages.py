@@ -1,0 +1,20 @@
+"""The page contract: every page validates, every twin matches, every snippet has a page."""
+
+import pathlib
+
+import pytest
+
+from handbook import pages
+
+PAGES = sorted(pages.DOCS.rglob("*.md"))
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: str(p.relative_to(pages.ROOT)))
+def test_page_contract(path):
+    page = pages.validate(pages.load(path))
+    assert not page.errors, "\n".join(page.errors)
+
+
+def test_all_pages_twins_ids_and_snippets():
+    errors = pages.check_all()
+    assert not errors, "\n".join(errors)
