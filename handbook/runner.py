@@ -36,6 +36,10 @@ def setup(seed: int = 0) -> None:
     if not _configured:
         torch.set_num_threads(int(os.environ.get("HANDBOOK_THREADS", "1")))
         warnings.filterwarnings("ignore", category=UserWarning, module=r"(trl|transformers|torch)\b")
+        warnings.filterwarnings("ignore", category=FutureWarning, module=r"(trl|transformers|torch)\b")
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
         _configured = True
     set_seed(seed)
 

@@ -1,0 +1,166 @@
+"""The site builds with zero warnings, and a real browser finds pages by symptom in both languages.
+
+The browser tests use Debian's Chromium (/usr/bin/chromium) through Playwright; without it they skip with a
+reason. ``.ci/run`` installs Chromium so CI always runs them.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import threading
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("HANDBOOK_CHROMIUM", "/usr/bin/chromium")
+PREFIX = "/rlhf-pitfalls-handbook"  # the path of site_url in mkdocs.yml
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    # Serve under the path of site_url, as GitHub Pages and `mkdocs serve` do: Material fetches
+    # <base>/sitemap.xml for the language switcher and would get a 404 at the wrong prefix.
+    root = tmp_path_factory.mktemp("site")
+    out = root / PREFIX.strip("/")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    # Never -q: it hides the warnings we want to fail on.
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+    )
+    log = proc.stdout + proc.stderr
+    return out, proc.returncode, log
+
+
+@pytest.mark.site
+def test_build_strict_zero_warnings(site):
+    out, code, log = site
+    warnings = [ln for ln in log.splitlines() if "WARNING" in ln or "ERROR" in ln]
+    assert code == 0, f"mkdocs build --strict failed:\n{log[-4000:]}"
+    assert not warnings, "mkdocs printed warnings:\n" + "\n".join(warnings)
+    assert (out / "index.html").exists() and (out / "zh" / "index.html").exists()
+
+
+@pytest.mark.site
+def test_no_external_requests_in_html(site):
+    out, code, _ = site
+    assert code == 0
+    offenders = []
+    for html in out.rglob("*.html"):
+        text = html.read_text(encoding="utf-8")
+        for host in ("fonts.googleapis.com", "fonts.gstatic.com", "cdn.jsdelivr.net", "unpkg.com"):
+            if host in text:
+                offenders.append(f"{html.relative_to(out)}: {host}")
+    assert not offenders, offenders[:10]
+
+
+@pytest.mark.site
+def test_every_page_has_both_languages(site):
+    out, code, _ = site
+    assert code == 0
+    en = {p.relative_to(out) for p in out.rglob("index.html") if not p.relative_to(out).parts[0] in ("zh", "search", "assets")}
+    zh = {p.relative_to(out / "zh") for p in (out / "zh").rglob("index.html")}
+    assert en and en == zh, f"pages only in one language: {sorted(map(str, en ^ zh))[:10]}"
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    out, code, log = site
+    if code != 0:
+        pytest.fail(f"site did not build:\n{log[-2000:]}")
+    handler = functools.partial(_QuietHandler, directory=str(out.parent))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}{PREFIX}"
+    httpd.shutdown()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not (shutil.which(CHROMIUM) or pathlib.Path(CHROMIUM).exists()):
+        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's 'chromium' (apt-get install chromium) to run browser tests")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="python package 'playwright' is not installed")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync", "--no-first-run", "--disable-quic"],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    external = []
+
+    def route(r):
+        if r.request.url.startswith(server):
+            return r.continue_()
+        external.append(r.request.url)
+        return r.abort()
+
+    context.route("**/*", route)
+    pg = context.new_page()
+    pg.external_requests = external
+    yield pg
+    context.close()
+
+
+def _search(page, base: str, start: str, query: str) -> list[str]:
+    page.goto(base + start)
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.fill(query)
+    box.press("End")  # Material searches on keyboard events; fill() alone may not trigger it
+    page.wait_for_selector(".md-search-result__item", timeout=20_000)
+    hrefs = page.eval_on_selector_all(".md-search-result__item > a", "els => els.map(e => e.href)")
+    return [h.split("#")[0].split("?")[0] for h in hrefs]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    ("start", "query", "expected"),
+    [
+        ("/", "frac_reward_zero_std", "/online-rl/grpo-zero-std-group/"),
+        ("/", "model and ref_model cannot be the same object", "/preference/dpo-no-ref-model/"),
+        ("/", "rewards/margins not 0 at step 1", "/preference/dpo-no-ref-model/"),
+        ("/zh/", "参考模型从哪来", "/zh/preference/dpo-no-ref-model/"),
+        ("/zh/", "背下一条样本", "/zh/debugging/overfit-one-sample/"),
+        ("/zh/", "奖励都一样", "/zh/online-rl/grpo-zero-std-group/"),
+    ],
+)
+def test_search_finds_page_by_symptom(page, server, start, query, expected):
+    hrefs = _search(page, server, start, query)
+    top = list(dict.fromkeys(hrefs))[:3]
+    assert any(h.endswith(expected) for h in top), f"{query!r}: top results {top}"
+    assert not page.external_requests, f"requests to external hosts: {page.external_requests}"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(
+    ("start", "lang", "expected"),
+    [
+        ("/online-rl/grpo-zero-std-group/", "zh", "/zh/online-rl/grpo-zero-std-group/"),
+        ("/zh/preference/dpo-no-ref-model/", "en", "/preference/dpo-no-ref-model/"),
+    ],
+)
+def test_language_switcher_lands_on_twin(page, server, start, lang, expected):
+    page.goto(server + start)
+    href = page.get_attribute(f"a.md-select__link[hreflang='{lang}']", "href")
+    page.goto(page.url.rsplit("/", 1)[0] + "/" + href if not href.startswith(("http", "/")) else href)
+    assert page.url.startswith(server) and page.url.endswith(expected), page.url
+    assert page.locator("h1").first.inner_text().strip()
