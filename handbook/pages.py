@@ -343,6 +343,12 @@ def check_all() -> list[str]:
             if pid in ids:
                 errors.append(f"{page.rel}: field 'id': {pid!r} is also used by {ids[pid]}")
             ids[pid] = page.rel
+    for nb in sorted(DOCS.rglob("*.ipynb")):
+        if ".ipynb_checkpoints" in nb.parts:
+            continue
+        twin = nb.with_name(nb.name.replace(".zh.ipynb", ".ipynb")) if nb.name.endswith(".zh.ipynb") else nb.with_name(nb.stem + ".zh.ipynb")
+        if not twin.exists():
+            errors.append(f"{nb.relative_to(ROOT)}: has no twin notebook {twin.name}")
     for snip in sorted(SNIPPETS.rglob("*.py")):
         if snip.name.startswith("_"):
             continue

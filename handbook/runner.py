@@ -95,3 +95,12 @@ def verdict(ok: bool, message: str) -> str:
     line = ("OK   " if ok else "FAIL ") + message
     print(line)
     return line
+
+
+def quiet(trainer):
+    """Stop the trainer from printing every log dict (they stay in ``trainer.state.log_history``)."""
+    from transformers.trainer_callback import PrinterCallback, ProgressCallback
+
+    trainer.remove_callback(PrinterCallback)
+    trainer.remove_callback(ProgressCallback)
+    return trainer

@@ -1,4 +1,10 @@
 import os
+import pathlib
+import sys
+
+# Import the handbook package from THIS checkout (not from wherever an editable install points).
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
