@@ -16,6 +16,7 @@ import os
 import pathlib
 import re
 import sys
+from types import SimpleNamespace
 
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File
@@ -120,10 +121,17 @@ def on_files(files, config, **kwargs):
         if not file.src_uri.endswith(".ipynb") or file.is_documentation_page():
             continue
         dest = pathlib.PurePosixPath(file.dest_uri)
-        page_dir = dest.parent / dest.name[: -len(".ipynb")]
+        # mkdocs-jupyter already gave it ".../<name>/index.html"; a bare copy would still end in ".ipynb"
+        page_dir = dest.parent / dest.stem if dest.suffix == ".ipynb" else dest.parent
         file.__class__ = type("I18nNotebookFile", (type(file),), {"is_documentation_page": lambda self: True})
         file.dest_uri = (page_dir / "index.html").as_posix()
         file.url = page_dir.as_posix() + "/"
+        # the language switcher reads these: point each language at its own notebook page
+        rel = page_dir.as_posix().removeprefix("zh/")
+        file.alternates = {
+            "en": SimpleNamespace(url=rel + "/", locale="en"),
+            "zh": SimpleNamespace(url="zh/" + rel + "/", locale="zh"),
+        }
         file.abs_dest_path = os.path.normpath(os.path.join(config["site_dir"], file.dest_uri))
     return files
 

@@ -17,6 +17,8 @@ import threading
 
 import pytest
 
+pytestmark = pytest.mark.xdist_group("site")  # one worker builds the site once and drives the browser
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("HANDBOOK_CHROMIUM", "/usr/bin/chromium")
 PREFIX = "/rlhf-pitfalls-handbook"  # the path of site_url in mkdocs.yml
@@ -90,6 +92,8 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
 @pytest.fixture(scope="session")
 def browser():
     if not (shutil.which(CHROMIUM) or pathlib.Path(CHROMIUM).exists()):
+        if os.environ.get("HANDBOOK_REQUIRE_BROWSER"):
+            pytest.fail(f"HANDBOOK_REQUIRE_BROWSER is set but there is no Chromium at {CHROMIUM}")
         pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's 'chromium' (apt-get install chromium) to run browser tests")
     sync_api = pytest.importorskip("playwright.sync_api", reason="python package 'playwright' is not installed")
     with sync_api.sync_playwright() as p:
@@ -156,11 +160,15 @@ def test_search_finds_page_by_symptom(page, server, start, query, expected):
     [
         ("/online-rl/grpo-zero-std-group/", "zh", "/zh/online-rl/grpo-zero-std-group/"),
         ("/zh/preference/dpo-no-ref-model/", "en", "/preference/dpo-no-ref-model/"),
+        ("/walkthroughs/grpo-metrics/", "zh", "/zh/walkthroughs/grpo-metrics/"),
+        ("/zh/walkthroughs/grpo-metrics/", "en", "/walkthroughs/grpo-metrics/"),
     ],
 )
 def test_language_switcher_lands_on_twin(page, server, start, lang, expected):
     page.goto(server + start)
-    href = page.get_attribute(f"a.md-select__link[hreflang='{lang}']", "href")
-    page.goto(page.url.rsplit("/", 1)[0] + "/" + href if not href.startswith(("http", "/")) else href)
-    assert page.url.startswith(server) and page.url.endswith(expected), page.url
+    page.hover(".md-header .md-select")
+    with page.expect_navigation():
+        page.click(f".md-header a.md-select__link[hreflang='{lang}']")
+    assert page.url.split("#")[0].endswith(PREFIX + expected), page.url
     assert page.locator("h1").first.inner_text().strip()
+    assert not page.external_requests, f"requests to external hosts: {page.external_requests}"

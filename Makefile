@@ -1,0 +1,45 @@
+# Two commands a newcomer needs (see README.md):
+#   make serve   install the light docs environment and serve the site on http://127.0.0.1:8000
+#   make test    install the pinned test environment and run every check CI runs
+PYTHON ?= python3
+DOCS_VENV ?= .venv-docs
+TEST_VENV ?= .venv
+WORKERS ?= 2
+export NO_MKDOCS_2_WARNING = 1
+export OMP_NUM_THREADS = 1
+export HF_HUB_OFFLINE = 1
+
+.PHONY: serve docs test check snippets site notebooks clean
+
+$(DOCS_VENV)/.installed: requirements/docs.txt
+	$(PYTHON) -m venv $(DOCS_VENV)
+	$(DOCS_VENV)/bin/pip install -q --upgrade pip
+	$(DOCS_VENV)/bin/pip install -q -r requirements/docs.txt
+	touch $@
+
+$(TEST_VENV)/.installed: requirements/test.txt pyproject.toml
+	$(PYTHON) -m venv $(TEST_VENV)
+	$(TEST_VENV)/bin/pip install -q --upgrade pip
+	# torch first, pinned: a bare or ranged torch would pull a multi-GB CUDA build (see README for GPU machines)
+	$(TEST_VENV)/bin/pip install -q $$(grep '^torch==' requirements/test.txt)
+	$(TEST_VENV)/bin/pip install -q -r requirements/test.txt -e .
+	touch $@
+
+serve: $(DOCS_VENV)/.installed
+	$(DOCS_VENV)/bin/mkdocs serve -a 127.0.0.1:8000
+
+docs: $(DOCS_VENV)/.installed
+	$(DOCS_VENV)/bin/mkdocs build --strict
+
+check: $(TEST_VENV)/.installed
+	$(TEST_VENV)/bin/python -m handbook check
+
+test: $(TEST_VENV)/.installed
+	$(TEST_VENV)/bin/python -m handbook check
+	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) --dist loadgroup tests docs/walkthroughs --nbval-lax --nbval-current-env --durations=15
+
+snippets: $(TEST_VENV)/.installed
+	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests/test_snippets.py
+
+clean:
+	rm -rf site .cache $(DOCS_VENV) $(TEST_VENV)
