@@ -22,6 +22,9 @@ os.environ.setdefault("HF_DATASETS_DISABLE_PROGRESS_BARS", "1")
 os.environ.setdefault("DISABLE_TQDM", "1")
 os.environ.setdefault("WANDB_DISABLED", "true")
 
+# tqdm.auto warns in notebooks without ipywidgets; the handbook never shows progress bars anyway.
+warnings.filterwarnings("ignore", message="IProgress not found")
+
 from handbook.tiny import device, is_tiny, load, model_path  # noqa: E402,F401
 
 _configured = False
