@@ -1,0 +1,106 @@
+"""The validator itself: it must catch what the contract forbids, and name the file and the field."""
+
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+
+from handbook import __main__ as cli
+from handbook import pages
+
+GOOD = """---
+id: grpo-zero-std-group
+chapter: online-rl
+title: "GRPO: every reward in a group is the same"
+symptoms: ["frac_reward_zero_std is 1.0", "reward_std = 0", "loss is 0"]
+tags: [GRPO]
+snippet: snippets/online-rl/grpo-zero-std-group.py
+seed_rows: ["000 §11.3 row 6"]
+sources: []
+trl: ">=1.0"
+verdict: wrong
+verdict_reason: "advantages are exactly 0, not NaN"
+---
+
+# Title
+
+## Symptom {#symptom}
+
+!!! folklore "The folklore says"
+    no
+
+## Why it happens {#why}
+
+## Fix {#fix}
+
+```python
+--8<-- "online-rl/grpo-zero-std-group.py:fix"
+```
+
+## Evidence {#evidence}
+
+## Related pages {#related}
+"""
+
+
+def check(text: str, name: str = "online-rl/grpo-zero-std-group.md") -> list[str]:
+    page = pages.Page(path=pages.DOCS / name, lang=pages.lang_of(pathlib.Path(name)), meta={}, body="")
+    meta, body = pages.split_front_matter(text)
+    page.meta, page.body = meta or {}, body
+    return pages.validate(page).errors
+
+
+def test_good_page_passes():
+    assert check(GOOD) == []
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda t: t.replace("verdict: wrong", "verdict: maybe"), "field 'verdict'"),
+        (lambda t: t.replace('symptoms: ["frac_reward_zero_std is 1.0", ', "symptoms: ["), "field 'symptoms'"),
+        (lambda t: t.replace("chapter: online-rl", "chapter: nowhere"), "field 'chapter'"),
+        (lambda t: t.replace('trl: ">=1.0"', 'trl: "one point sixteen"'), "field 'trl'"),
+        (lambda t: t.replace("id: grpo-zero-std-group", "id: Other_Name"), "field 'id'"),
+        (lambda t: t.replace('seed_rows: ["000 §11.3 row 6"]', "seed_rows: []"), "seed_rows must name it"),
+        (lambda t: t.replace("!!! folklore", "!!! note"), "folklore"),
+        (lambda t: t.replace("## Fix {#fix}", "## Fix"), "sections"),
+        (lambda t: t.replace('--8<-- "online-rl/grpo-zero-std-group.py:fix"', "print('pasted')"), "code fence"),
+        (lambda t: t.replace(":fix\"", ':no-such-section"'), "has no section"),
+        (lambda t: t.replace("sources: []", "sources: [trl-1234]"), "field 'sources'"),
+        (lambda t: t.replace("tags: [GRPO]", "tags: [GRPO]\nsurprise: 1"), "surprise"),
+    ],
+)
+def test_each_contract_breach_is_reported_with_file_and_field(edit, expected):
+    errors = check(edit(GOOD))
+    assert errors, "the validator accepted a broken page"
+    assert all(e.startswith("docs/online-rl/grpo-zero-std-group.md: ") for e in errors), errors
+    assert any(expected in e for e in errors), errors
+
+
+def test_zh_headings_must_be_chinese():
+    errors = check(GOOD, name="online-rl/grpo-zero-std-group.zh.md")
+    assert any("should read '症状'" in e for e in errors), errors
+
+
+def test_parity_catches_a_diverging_twin():
+    en = pages.Page(pages.DOCS / "x.md", "en", *pages.split_front_matter(GOOD))
+    zh_text = GOOD.replace("verdict: wrong", "verdict: holds").replace("{#evidence}", "{#proof}")
+    zh = pages.Page(pages.DOCS / "x.zh.md", "zh", *pages.split_front_matter(zh_text))
+    errors = pages.check_parity(en, zh)
+    assert any("field 'verdict'" in e for e in errors) and any("anchors" in e for e in errors), errors
+
+
+def test_scaffold_writes_three_files_that_the_validator_flags_until_filled(tmp_path, monkeypatch):
+    monkeypatch.setattr(pages, "DOCS", tmp_path / "docs")
+    monkeypatch.setattr(pages, "SNIPPETS", tmp_path / "snippets")
+    monkeypatch.setattr(pages, "ROOT", tmp_path)
+    (tmp_path / "handbook").symlink_to(pathlib.Path(cli.__file__).parent)
+    assert cli.main(["new", "sft", "my-new-trap"]) == 0
+    made = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
+    assert made == ["docs/sft/my-new-trap.md", "docs/sft/my-new-trap.zh.md", "snippets/sft/my-new-trap.py"]
+    errors = pages.check_all()
+    assert any("TODO" in e for e in errors), errors  # templates are not publishable as they are
+    assert cli.main(["new", "sft", "my-new-trap"]) == 1  # refuses to overwrite
+    assert cli.main(["new", "sft", "Bad_Slug"]) == 2
