@@ -58,7 +58,7 @@ class FrontMatter(BaseModel):
     id: str
     kind: Literal["pitfall"] = "pitfall"
     chapter: str
-    title: str = Field(min_length=8)
+    title: str = Field(min_length=6)
     symptoms: list[str] = Field(min_length=3)
     tags: list[str] = Field(min_length=1)
     snippet: str
@@ -135,7 +135,7 @@ class GuideMatter(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     kind: Literal["guide"]
-    title: str = Field(min_length=3)
+    title: str = Field(min_length=2)
     order: int = 100
     id: str | None = None
     hide: list[str] = []
