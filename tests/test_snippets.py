@@ -7,6 +7,7 @@ with the matching marker and skipped here with a reason when the hardware is mis
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import os
 import pathlib
@@ -31,10 +32,14 @@ def _load(path: pathlib.Path):
 
 
 def _seeds(path: pathlib.Path) -> tuple[int, ...]:
-    # Read SEEDS without importing torch at collection time.
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("SEEDS ="):
-            return tuple(int(s) for s in line.split("=", 1)[1].strip(" ()\n").split(",") if s.strip())
+    """The snippet's ``SEEDS`` (default 0, 1, 2), read without importing torch at collection time."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "SEEDS" for t in node.targets):
+            seeds = ast.literal_eval(node.value)
+            if not (isinstance(seeds, tuple) and seeds and all(isinstance(s, int) for s in seeds)):
+                raise ValueError(f"{path}: SEEDS must be a non-empty tuple of ints, got {seeds!r}")
+            return seeds
     return (0, 1, 2)
 
 
