@@ -51,7 +51,12 @@ def config(config_cls, seed: int = 0, **overrides):
     """Build a TRL ``*Config`` with the handbook's fast defaults; ``overrides`` win.
 
     Defaults: ``report_to="none"``, ``logging_steps=1``, no checkpoint saving, fp32 on CPU, ``max_steps=8``,
-    batch size 2, no dataloader workers, a throw-away ``output_dir``.
+    batch size 2, no dataloader workers, a throw-away ``output_dir``. Everything else keeps the TRL default
+    of ``config_cls`` (e.g. ``remove_unused_columns`` is False for GRPO/RLOO, True elsewhere), so a snippet
+    shows what users get.
+
+    GRPO/RLOO: pass ``num_generations`` (TRL's default is 8) and a ``per_device_train_batch_size`` that is a
+    multiple of it, or the config raises the divisibility ``ValueError``.
     """
     on_cpu = device() == "cpu"
     kwargs = dict(
@@ -69,7 +74,6 @@ def config(config_cls, seed: int = 0, **overrides):
         use_cpu=on_cpu,
         dataloader_num_workers=0,
         disable_tqdm=True,
-        remove_unused_columns=True,
     )
     kwargs.update(overrides)
     return config_cls(**kwargs)
