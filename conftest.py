@@ -15,6 +15,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("NO_MKDOCS_2_WARNING", "1")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the group markers
 def pytest_collection_modifyitems(config, items):
     # A notebook's cells share one kernel: keep them on one xdist worker, in order.
     for item in items:

@@ -144,7 +144,8 @@ def _search(page, base: str, start: str, query: str) -> list[str]:
         ("/", "rewards/margins not 0 at step 1", "/preference/dpo-no-ref-model/"),
         ("/zh/", "参考模型从哪来", "/zh/preference/dpo-no-ref-model/"),
         ("/zh/", "背下一条样本", "/zh/debugging/overfit-one-sample/"),
-        ("/zh/", "奖励都一样", "/zh/online-rl/grpo-zero-std-group/"),
+        ("/zh/", "同一组里所有奖励都一样", "/zh/online-rl/grpo-zero-std-group/"),
+        ("/zh/", "第一步 loss 是 NaN", "/zh/preference/dpo-no-ref-model/"),
     ],
 )
 def test_search_finds_page_by_symptom(page, server, start, query, expected):
