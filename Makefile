@@ -36,7 +36,10 @@ check: $(TEST_VENV)/.installed
 
 test: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/python -m handbook check
-	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) --dist loadgroup tests docs/walkthroughs --nbval-lax --nbval-current-env --durations=15
+	# snippets, page contract, validator: spread over $(WORKERS) processes
+	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests --ignore=tests/test_site.py --durations=10
+	# site build + browser, and notebooks (cells share one kernel): one process, in order
+	$(TEST_VENV)/bin/python -m pytest tests/test_site.py docs/walkthroughs --nbval-lax --nbval-current-env
 
 snippets: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests/test_snippets.py

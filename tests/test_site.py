@@ -17,8 +17,6 @@ import threading
 
 import pytest
 
-pytestmark = pytest.mark.xdist_group("site")  # one worker builds the site once and drives the browser
-
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("HANDBOOK_CHROMIUM", "/usr/bin/chromium")
 PREFIX = "/rlhf-pitfalls-handbook"  # the path of site_url in mkdocs.yml
