@@ -233,16 +233,19 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
 # Material's experimental Chinese query segmentation (search worker, `segment()`) never looks at the last
 # character of a run of Han characters and gives up on the whole run as soon as one character starts no
 # indexed word, so most queries written only in Chinese find nothing. After the build we swap that function
-# for a greedy longest-match over the same inverted index that skips unknown characters. The browser test
+# for one that looks up every indexed word inside the run, skipping unknown characters. The browser test
 # (tests/test_site.py) searches in Chinese and fails if this stops applying.
 _SEGMENT = re.compile(
     r'function (\w+)\((\w),(\w)\)\{let (\w)=new Set,(\w)=new Uint16Array\(\2\.length\);.*?'
     r'return \4\.has\(""\)\?new Set\(\[\2\]\):\4\}'
 )
 _SEGMENT_FIXED = (
-    "function {name}(t,e){{let r=new Set;for(let s=0;s<t.length;){{let k=0;"
-    "for(let o=t.length;o>s;o--)if(t.slice(s,o)in e){{k=o-s;break}}"
-    "if(k){{r.add(t.slice(s,s+k));s+=k}}else s++}}return r.size?r:new Set([t])}}"
+    # every indexed word of 2+ characters found anywhere in the run, plus single characters that no longer
+    # word covers: jieba segmented the pages, so the query should hit whichever words jieba chose
+    "function {name}(t,e){{let r=new Set,c=new Uint8Array(t.length);"
+    "for(let s=0;s<t.length;s++)for(let o=s+2;o<=t.length;o++)if(t.slice(s,o)in e){{r.add(t.slice(s,o));"
+    "for(let k=s;k<o;k++)c[k]=1}}"
+    "for(let s=0;s<t.length;s++)if(!c[s]&&t[s]in e)r.add(t[s]);return r.size?r:new Set([t])}}"
 )
 
 
@@ -254,7 +257,7 @@ def on_post_build(config, **kwargs):
         raise PluginError("handbook hook: Material's search worker not found; cannot fix Chinese search")
     for worker in workers:
         text = worker.read_text(encoding="utf-8")
-        if "for(let o=t.length;o>s;o--)if(t.slice(s,o)in e)" in text:
+        if "c=new Uint8Array(t.length);for(let s=0;s<t.length;s++)for(let o=s+2;" in text:
             continue  # already patched (mkdocs serve rebuilds)
         m = _SEGMENT.search(text)
         if not m:
