@@ -111,3 +111,19 @@ def quiet(trainer):
     trainer.remove_callback(PrinterCallback)
     trainer.remove_callback(ProgressCallback)
     return trainer
+
+
+def recording(trainer_cls, advantages: list):
+    """A subclass of a GRPO/RLOO trainer class that appends every advantage TRL computes to ``advantages``.
+
+    It changes nothing else, so a snippet can assert on the exact values TRL feeds into the loss.
+    """
+
+    class Recording(trainer_cls):
+        def _generate_and_score_completions(self, inputs):
+            out = super()._generate_and_score_completions(inputs)
+            advantages.extend(out["advantages"].flatten().tolist())
+            return out
+
+    Recording.__name__ = Recording.__qualname__ = f"Recording{trainer_cls.__name__}"
+    return Recording

@@ -18,11 +18,7 @@ def run_grpo(reward_func, seed: int = 0) -> dict:
     runner.setup(seed)
     advantages = []
 
-    class Recording(GRPOTrainer):  # only records what TRL computes; changes nothing
-        def _generate_and_score_completions(self, inputs):
-            out = super()._generate_and_score_completions(inputs)
-            advantages.extend(out["advantages"].flatten().tolist())
-            return out
+    Recording = runner.recording(GRPOTrainer, advantages)  # records advantages; changes nothing
 
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(8)])
     args = runner.config(

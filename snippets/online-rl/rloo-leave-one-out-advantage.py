@@ -41,11 +41,7 @@ def fix(seed: int = 0) -> dict:
         rewards.extend(out)
         return out
 
-    class Recording(RLOOTrainer):  # only records what TRL computes; changes nothing
-        def _generate_and_score_completions(self, inputs):
-            out = super()._generate_and_score_completions(inputs)
-            advantages.extend(out["advantages"].flatten().tolist())
-            return out
+    Recording = runner.recording(RLOOTrainer, advantages)  # records advantages; changes nothing
 
     args = runner.config(
         RLOOConfig, seed, num_generations=4, per_device_train_batch_size=4, max_completion_length=8, max_steps=1

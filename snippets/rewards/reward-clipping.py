@@ -19,11 +19,7 @@ def grpo_step(reward_func, seed: int = 0, **overrides) -> dict:
     runner.setup(seed)
     seen = {"advantages": [], "rewards": []}
 
-    class Recording(GRPOTrainer):  # records what TRL computes; changes nothing
-        def _generate_and_score_completions(self, inputs):
-            out = super()._generate_and_score_completions(inputs)
-            seen["advantages"].extend(out["advantages"].flatten().tolist())
-            return out
+    Recording = runner.recording(GRPOTrainer, seen["advantages"])  # records advantages; changes nothing
 
     def recorded(completions, **kwargs):
         rewards = reward_func(completions, **kwargs)

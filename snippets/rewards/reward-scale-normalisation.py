@@ -19,11 +19,7 @@ def grpo_advantages(reward_func, seed: int = 0, **overrides) -> list[float]:
     runner.setup(seed)
     advantages = []
 
-    class Recording(GRPOTrainer):  # records what TRL computes; changes nothing
-        def _generate_and_score_completions(self, inputs):
-            out = super()._generate_and_score_completions(inputs)
-            advantages.extend(out["advantages"].flatten().tolist())
-            return out
+    Recording = runner.recording(GRPOTrainer, advantages)  # records advantages; changes nothing
 
     prompts = Dataset.from_list([{"prompt": f"Say something about number {i}:"} for i in range(8)])
     args = runner.config(
