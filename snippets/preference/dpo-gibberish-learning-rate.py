@@ -9,12 +9,7 @@ from handbook import runner  # first: sets the fast, offline, 1-thread environme
 # two short DPO runs per seed (~2 s): two seeds keep the suite inside its budget
 SEEDS = (0, 1)
 
-PAIRS = [
-    ("What is the capital of France?", " The capital of France is Paris.", " I do not know."),
-    ("Two plus two equals", " four.", " nine maybe."),
-    ("Answer yes or no.", " Yes.", " Maybe. I do not know."),
-    ("Write a short poem about the sea.", " The sea is wide, the waves are blue.", " No."),
-]
+from handbook.toydata import PREFERENCE_PAIRS as PAIRS  # (prompt, chosen, rejected)
 HELD_OUT = "The quick brown fox jumps over the lazy dog. RLHF trains a policy with a reward signal."
 
 

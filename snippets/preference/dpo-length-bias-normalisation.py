@@ -11,12 +11,7 @@ from handbook import runner  # first: sets the fast, offline, 1-thread environme
 # four evaluation passes per seed (~1.5 s)
 SEEDS = (0, 1)
 
-PAIRS = [
-    ("What is the capital of France?", " The capital of France is Paris.", " I do not know."),
-    ("Two plus two equals", " four.", " nine maybe."),
-    ("Answer yes or no.", " Yes.", " Maybe. I do not know."),
-    ("Write a short poem about the sea.", " The sea is wide, the waves are blue.", " No."),
-]
+from handbook.toydata import PREFERENCE_PAIRS as PAIRS  # (prompt, chosen, rejected)
 LONG = [(p, c * 4, r * 4) for p, c, r in PAIRS]  # same text, four times as many tokens
 
 
