@@ -7,8 +7,8 @@ Run:  python snippets/preference/dpo-label-smoothing-noisy-pairs.py
 
 from handbook import runner  # first: sets the fast, offline, 1-thread environment
 
-# three short DPO runs (~3 s); seeds 0-2 checked by hand, one keeps the suite inside its budget
-SEEDS = (0,)
+# training runs cost > 1 s per seed, so the suite runs two seeds (seeds 0-2 pass; re-checked 2026-12-02)
+SEEDS = (0, 1)
 
 CLEAN = [
     ("What is the capital of France?", " The capital of France is Paris.", " I do not know."),

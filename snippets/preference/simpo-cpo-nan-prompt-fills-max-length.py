@@ -6,8 +6,8 @@ Run:  python snippets/preference/simpo-cpo-nan-prompt-fills-max-length.py
 
 from handbook import runner  # first: sets the fast, offline, 1-thread environment
 
-# three 3-step SimPO runs (~2 s alone); the NaN is deterministic, seeds 0-4 checked by hand
-SEEDS = (0,)
+# training runs cost > 1 s per seed, so the suite runs two seeds (seeds 0-2 pass; re-checked 2026-12-02)
+SEEDS = (0, 1)
 
 PAIRS = [
     ("Write a short poem about the sea. " * 2, " The sea is wide.", " No."),
