@@ -47,6 +47,7 @@ SEED_ROW = re.compile(r"^(000|002) .+")
 SOURCE = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([\w-]+)\})?\s*$")
 INCLUDE = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
+PYTHON_LANGS = ("python", "py", "python3", "pycon")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)(.*)$")
 
 
@@ -206,8 +207,10 @@ def python_fences(body: str) -> list[tuple[int, str, list[str]]]:
     for i, line in enumerate(lines, 1):
         m = FENCE.match(line)
         if m and cur is None:
-            if m.group(3) in ("python", "py", "python3", "pycon"):
-                cur = (i, m.group(3) + m.group(4), [])
+            lang, rest = m.group(3), m.group(4)
+            braced = re.match(r"\s*\{\s*\.(\w+)", rest) if not lang else None  # ``` { .python .not-runnable }
+            if (lang or (braced.group(1) if braced else "")) in PYTHON_LANGS:
+                cur = (i, lang + rest, [])
             else:
                 cur = (i, None, [])
         elif m and cur is not None:
@@ -296,12 +299,12 @@ def _check_fences(page: Page) -> None:
         code = [ln for ln in lines if ln.strip()]
         if code and all(INCLUDE.match(ln) for ln in code):
             continue
-        if "not-runnable" in info:
+        if re.search(r"\{[^}]*\.not-runnable\b", info):
             continue
         page.error(
             f"line {line}",
             "a Python code fence must be an include of a tested snippet (--8<-- \"chapter/slug.py:section\") "
-            'or be marked not runnable: ```python title="..." not-runnable',
+            "or be marked as not run by the tests: ``` { .python .not-runnable }",
         )
 
 

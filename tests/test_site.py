@@ -61,6 +61,20 @@ def test_no_external_requests_in_html(site):
 
 
 @pytest.mark.site
+def test_no_unparsed_markdown_leaks_into_pages(site):
+    """A fence or include the Markdown extensions did not understand shows up as raw text on the page."""
+    out, code, _ = site
+    assert code == 0
+    leaks = []
+    for html in out.rglob("*.html"):
+        text = html.read_text(encoding="utf-8")
+        for marker in ("<p>```", "<p>~~~", "<p>--8&lt;--", "<p>!!! ", "<!-- handbook:"):
+            if marker in text:
+                leaks.append(f"{html.relative_to(out)}: {marker}")
+    assert not leaks, leaks[:10]
+
+
+@pytest.mark.site
 def test_every_page_has_both_languages(site):
     out, code, _ = site
     assert code == 0

@@ -68,6 +68,7 @@ def test_good_page_passes():
         (lambda t: t.replace("## Fix {#fix}", "## Fix"), "sections"),
         (lambda t: t.replace('--8<-- "online-rl/grpo-zero-std-group.py:fix"', "print('pasted')"), "code fence"),
         (lambda t: t.replace(":fix\"", ':no-such-section"'), "has no section"),
+        (lambda t: t.replace('```python\n--8<-- "online-rl/grpo-zero-std-group.py:fix"', "``` { .python }\nx = 1"), "code fence"),
         (lambda t: t.replace("sources: []", "sources: [trl-1234]"), "field 'sources'"),
         (lambda t: t.replace("tags: [GRPO]", "tags: [GRPO]\nsurprise: 1"), "surprise"),
     ],
@@ -77,6 +78,12 @@ def test_each_contract_breach_is_reported_with_file_and_field(edit, expected):
     assert errors, "the validator accepted a broken page"
     assert all(e.startswith("docs/online-rl/grpo-zero-std-group.md: ") for e in errors), errors
     assert any(expected in e for e in errors), errors
+
+
+def test_a_fence_marked_not_runnable_is_allowed():
+    text = GOOD.replace('```python\n--8<-- "online-rl/grpo-zero-std-group.py:fix"', "``` { .python .not-runnable }\nx = 1")
+    text = text.replace("## Evidence {#evidence}", '## Evidence {#evidence}\n\n```python\n--8<-- "online-rl/grpo-zero-std-group.py:fix"\n```')
+    assert check(text) == []
 
 
 def test_zh_headings_must_be_chinese():
