@@ -5,30 +5,25 @@ Run:  python snippets/online-rl/grpo-clip-epsilon-on-policy-noop.py
 """
 
 from handbook import runner  # first: sets the fast, offline, 1-thread environment
+from handbook import toydata
 
 # training runs cost > 1 s per seed, so the suite runs two seeds (seeds 0-2 pass; re-checked 2026-12-02)
 SEEDS = (0, 1)
 
 
 # --8<-- [start:run]
-def low_token_reward(completion_ids, **kwargs):
-    return [sum(t < 64 for t in ids) / max(len(ids), 1) for ids in completion_ids]
-
-
 CLIP_KEYS = ("clip_ratio/low_mean", "clip_ratio/high_mean", "clip_ratio/region_mean")
 
 
 def run_grpo(seed: int = 0, **overrides) -> dict:
-    from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
     runner.setup(seed)
-    prompts = ["Say hi.", "Count to three.", "Name a colour.", "Answer yes or no."]
-    data = Dataset.from_list([{"prompt": [{"role": "user", "content": p}]} for p in prompts * 2])
+    data = toydata.chat_prompts()  # 8 short chat prompts
     args = runner.config(GRPOConfig, seed, num_generations=8, per_device_train_batch_size=8,
                          max_completion_length=8, max_steps=3,
                          learning_rate=3e-2 if runner.is_tiny() else 1e-5, **overrides)
-    trainer = GRPOTrainer(model=runner.model_path(seed), reward_funcs=low_token_reward, args=args, train_dataset=data)
+    trainer = GRPOTrainer(model=runner.model_path(seed), reward_funcs=toydata.low_token_reward, args=args, train_dataset=data)
     trainer.train()
     return {k: runner.history(trainer, k) for k in CLIP_KEYS}
 # --8<-- [end:run]

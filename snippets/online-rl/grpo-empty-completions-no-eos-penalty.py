@@ -5,6 +5,7 @@ Run:  python snippets/online-rl/grpo-empty-completions-no-eos-penalty.py
 """
 
 from handbook import runner  # first: sets the fast, offline, 1-thread environment
+from handbook import toydata
 
 # training runs cost > 1 s per seed, so the suite runs two seeds (seeds 0-2 pass; re-checked 2026-12-02)
 SEEDS = (0, 1)
@@ -29,13 +30,11 @@ def eos_prone_policy(seed: int = 0):
 
 
 def run_grpo(reward_func, seed: int = 0, **overrides) -> dict:
-    from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
     model, tokenizer = eos_prone_policy(seed)
     runner.setup(seed)
-    prompts = ["Say hi.", "Count to three.", "Name a colour.", "Answer yes or no."]
-    data = Dataset.from_list([{"prompt": [{"role": "user", "content": p}]} for p in prompts * 2])
+    data = toydata.chat_prompts()  # 8 short chat prompts
     args = runner.config(GRPOConfig, seed, num_generations=8, per_device_train_batch_size=8,
                          max_completion_length=8, max_steps=6,
                          learning_rate=3e-2 if runner.is_tiny() else 1e-5, lr_scheduler_type="constant",

@@ -5,6 +5,7 @@ Run:  python snippets/online-rl/grpo-multi-reward-sum-cancels.py
 """
 
 from handbook import runner  # first: sets the fast, offline, 1-thread environment
+from handbook import toydata
 
 # training runs cost > 1 s per seed, so the suite runs two seeds (seeds 0-2 pass; re-checked 2026-12-02)
 SEEDS = (0, 1)
@@ -22,12 +23,10 @@ def rich(completion_ids, **kwargs):
 
 
 def run_grpo(seed: int = 0, max_steps: int = 2, **overrides) -> dict:
-    from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
     runner.setup(seed)
-    prompts = ["Say hi.", "Count to three.", "Name a colour.", "Answer yes or no."]
-    data = Dataset.from_list([{"prompt": [{"role": "user", "content": p}]} for p in prompts * 2])
+    data = toydata.chat_prompts()  # 8 short chat prompts
     args = runner.config(GRPOConfig, seed, num_generations=4, per_device_train_batch_size=8,
                          max_completion_length=8, max_steps=max_steps, **overrides)
     trainer = GRPOTrainer(model=runner.model_path(seed), reward_funcs=[terse, rich], args=args, train_dataset=data)
