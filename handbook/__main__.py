@@ -1,8 +1,15 @@
-"""Contributor CLI: ``python -m handbook new <chapter> <slug>`` and ``python -m handbook check``."""
+"""Contributor CLI.
+
+- ``python -m handbook new <chapter> <slug>``: scaffold a page pair and its snippet from the templates.
+- ``python -m handbook check``: validate every page, its twin and its snippet against the contract.
+- ``python -m handbook code <page.md>``: print the code the page shows, as a reader would paste it.
+- ``python -m handbook run <page.md> [--seed N]``: paste-run the page's code (as the test suite does).
+"""
 
 from __future__ import annotations
 
 import argparse
+import pathlib
 import sys
 
 from handbook import pages
@@ -43,6 +50,35 @@ def check() -> int:
     return 1 if errors else 0
 
 
+def code(page: str) -> int:
+    from handbook import contract
+
+    print(contract.page_code(pathlib.Path(page)), end="")
+    return 0
+
+
+def run(page: str, seeds: list[int] | None) -> int:
+    from handbook import contract, harness
+
+    path = pathlib.Path(page).resolve()
+    snip = contract.parse(pages.ROOT / pages.load(path).meta.get("snippet", ""))
+    if snip.errors:
+        print("\n".join(snip.errors), file=sys.stderr)
+        return 1
+    runner = harness.PageRunner()
+    failed = 0
+    try:
+        for seed in seeds or snip.seeds:
+            res = runner.run(path, contract.CHECK, seed)
+            print(f"seed {seed}: {'OK  ' if res.ok else 'FAIL'} [{res.kind}, {res.seconds:.1f} s] {res.message}")
+            if not res.ok:
+                failed += 1
+                print(res.traceback, res.log, sep="\n", file=sys.stderr)
+    finally:
+        runner.close()
+    return 1 if failed else 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m handbook", description=__doc__)
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -50,8 +86,19 @@ def main(argv: list[str] | None = None) -> int:
     p_new.add_argument("chapter", choices=list(pages.CHAPTERS))
     p_new.add_argument("slug")
     sub.add_parser("check", help="validate every page, twin parity and snippet links")
+    p_code = sub.add_parser("code", help="print the code a page shows, as a reader would paste it")
+    p_code.add_argument("page")
+    p_run = sub.add_parser("run", help="paste-run a page's code in a fresh process, like the test suite")
+    p_run.add_argument("page")
+    p_run.add_argument("--seed", type=int, action="append", help="a seed (repeatable); default: the snippet's SEEDS")
     args = parser.parse_args(argv)
-    return new(args.chapter, args.slug) if args.cmd == "new" else check()
+    if args.cmd == "new":
+        return new(args.chapter, args.slug)
+    if args.cmd == "code":
+        return code(args.page)
+    if args.cmd == "run":
+        return run(args.page, args.seed)
+    return check()
 
 
 if __name__ == "__main__":

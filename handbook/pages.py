@@ -13,6 +13,7 @@ from typing import Literal
 
 import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
+from handbook import contract
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -40,10 +41,16 @@ SECTIONS: dict[str, tuple[str, str]] = {
 }
 
 VERDICTS = ("holds", "corrected", "wrong", "obsolete", "new")
-"""holds/corrected/wrong/obsolete judge a seed claim against current TRL; ``new`` is a trap the seeds lack."""
+"""holds/corrected/wrong/obsolete judge the common advice a page answers against current TRL; ``new`` is a
+trap users report that no common advice covers."""
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-SEED_ROW = re.compile(r"^(000|002) .+")
+ADVICE = re.compile(
+    r"000 §11\.(?:\d+ row \d+|6|9|11)|002 (?:principle|trick|phenomenon) \d+"
+)
+"""Canonical ids of the common-advice items a page answers: a row of source document 000's tables
+(``000 §11.3 row 6``; sections 11.6, 11.9 and 11.11 have no table: ``000 §11.6``), or an item of document 002
+numbered in document order from 1 (``002 principle 1``, ``002 trick 13``, ``002 phenomenon 12``)."""
 SOURCE = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([\w-]+)\})?\s*$")
 INCLUDE = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
@@ -63,12 +70,14 @@ class FrontMatter(BaseModel):
     symptoms: list[str] = Field(min_length=3)
     tags: list[str] = Field(min_length=1)
     snippet: str
-    seed_rows: list[str]
+    advice: list[str]
     sources: list[str] = []
     trl: str
     verdict: Literal[VERDICTS]  # type: ignore[valid-type]
     verdict_reason: str = Field(min_length=10)
     order: int = 100
+    tiny_only: str | None = None
+    """Set when the snippet's assertions hold only on the tiny test model: says why, in the page's language."""
 
     @field_validator("id")
     @classmethod
@@ -92,12 +101,17 @@ class FrontMatter(BaseModel):
                 raise ValueError(f"has an empty or TODO entry: {item!r}")
         return v
 
-    @field_validator("seed_rows")
+    @field_validator("advice")
     @classmethod
-    def _seed_rows(cls, v: list[str]) -> list[str]:
-        for row in v:
-            if not SEED_ROW.match(row):
-                raise ValueError(f"{row!r} must name a seed document and row, like '000 §11.3 row 6'")
+    def _advice(cls, v: list[str]) -> list[str]:
+        for item in v:
+            if not ADVICE.fullmatch(str(item)):
+                raise ValueError(
+                    f"{item!r} is not a canonical id: '000 §11.N row K', '000 §11.6|9|11', "
+                    "'002 principle N', '002 trick N' or '002 phenomenon N'"
+                )
+        if len(set(v)) != len(v):
+            raise ValueError("lists an id twice")
         return v
 
     @field_validator("sources")
@@ -119,12 +133,12 @@ class FrontMatter(BaseModel):
 
     @model_validator(mode="after")
     def _consistency(self):
-        if self.verdict == "new" and self.seed_rows:
-            raise ValueError("verdict 'new' is for traps with no seed row; judge the seed claim instead")
-        if self.verdict != "new" and not self.seed_rows:
-            raise ValueError(f"verdict {self.verdict!r} judges a seed claim, so seed_rows must name it")
+        if self.verdict == "new" and self.advice:
+            raise ValueError("verdict 'new' is for traps no common advice covers; judge the advice instead")
+        if self.verdict != "new" and not self.advice:
+            raise ValueError(f"verdict {self.verdict!r} judges common advice, so 'advice' must name it")
         if self.verdict == "new" and not self.sources:
-            raise ValueError("a trap not from the seeds must cite at least one real thread in 'sources'")
+            raise ValueError("a trap no common advice covers must cite at least one real thread in 'sources'")
         if "TODO" in self.title or "TODO" in self.verdict_reason:
             raise ValueError("title/verdict_reason still contain TODO")
         return self
@@ -279,32 +293,56 @@ def _check_sections(page: Page) -> None:
 
 
 def _check_includes(page: Page) -> None:
-    snippet = page.meta.get("snippet", "")
-    own = snippet.removeprefix("snippets/")
-    incs = includes(page.body)
-    if not any(i.split(":")[0] == own for i in incs):
-        page.error("body", f"never includes its snippet {own!r} (--8<-- \"{own}:<section>\")")
-    for inc in incs:
-        file, _, section = inc.partition(":")
-        target = SNIPPETS / file
-        if not target.exists():
-            page.error("include", f"{inc!r}: snippets/{file} does not exist")
-        elif section and f"[start:{section}]" not in target.read_text(encoding="utf-8"):
-            page.error("include", f"{inc!r}: snippets/{file} has no section [start:{section}]")
+    """The page shows its whole snippet: every section once, in file order, under its own heading."""
+    own = page.meta.get("snippet", "").removeprefix("snippets/")
+    target = SNIPPETS / own
+    if not target.is_file():
+        return  # reported on field 'snippet'
+    snip = contract.parse(target)
+    if page.lang == "en":  # the Chinese twin shows the same file; report its problems once
+        page.errors.extend(snip.errors)
+    shown: list[tuple[str, str | None]] = []  # (section, anchor of the heading it is under)
+    anchor = None
+    in_fence = False
+    for line in page.body.splitlines():
+        if FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence and (h := HEADING.match(line)) and len(h.group(1)) == 2:
+            anchor = h.group(3)
+        if m := INCLUDE.match(line):
+            file, _, section = m.group(1).partition(":")
+            if file != own:
+                page.error("include", f"{m.group(1)!r}: a pitfall page shows only its own snippet {own!r}")
+            elif not section:
+                page.error("include", f"{m.group(1)!r}: include a named section ({own}:<section>)")
+            elif section not in snip.sections:
+                page.error("include", f"{m.group(1)!r}: snippets/{own} has no section [start:{section}]")
+            else:
+                shown.append((section, anchor))
+                if contract.anchor_of(section) != anchor:
+                    page.error(
+                        "include",
+                        f"section {section!r} is shown under heading {{#{anchor}}}; "
+                        f"it belongs under {{#{contract.anchor_of(section)}}}",
+                    )
+    if snip.sections and [name for name, _ in shown] != list(snip.sections):
+        page.error(
+            "include",
+            f"must show every section of snippets/{own} once, in file order {list(snip.sections)}; "
+            f"shows {[name for name, _ in shown]}",
+        )
 
 
 def _check_fences(page: Page) -> None:
-    """Every Python fence is an include of a tested snippet, or says it is not runnable."""
+    """Every Python fence is exactly one include: the page's code is what the tests run."""
     for line, info, lines in python_fences(page.body):
         code = [ln for ln in lines if ln.strip()]
-        if code and all(INCLUDE.match(ln) for ln in code):
-            continue
-        if re.search(r"\{[^}]*\.not-runnable\b", info):
+        if len(code) == 1 and INCLUDE.match(code[0]) and info.strip() in PYTHON_LANGS:
             continue
         page.error(
             f"line {line}",
-            "a Python code fence must be an include of a tested snippet (--8<-- \"chapter/slug.py:section\") "
-            "or be marked as not run by the tests: ``` { .python .not-runnable }",
+            "a Python code fence holds exactly one include of a snippet section "
+            "(--8<-- \"chapter/slug.py:section\"); show untested code as ```text or ```diff instead",
         )
 
 
@@ -316,13 +354,15 @@ def check_parity(en: Page, zh: Page) -> list[str]:
     errs = []
     if en.kind != zh.kind:
         errs.append(f"{zh.rel}: field 'kind': {zh.kind!r} differs from its English twin's {en.kind!r}")
-    for key in ("id", "chapter", "snippet", "seed_rows", "sources", "trl", "verdict", "order"):
+    for key in ("id", "chapter", "snippet", "advice", "sources", "trl", "verdict", "order"):
         if en.meta.get(key) != zh.meta.get(key):
             errs.append(f"{zh.rel}: field '{key}': {zh.meta.get(key)!r} differs from {en.rel}'s {en.meta.get(key)!r}")
     a_en = [a for _, _, a in headings(en.body) if a]
     a_zh = [a for _, _, a in headings(zh.body) if a]
     if a_en != a_zh:
         errs.append(f"{zh.rel}: anchors {a_zh} differ from {en.rel}'s {a_en}")
+    if (en.meta.get("tiny_only") is None) != (zh.meta.get("tiny_only") is None):
+        errs.append(f"{zh.rel}: field 'tiny_only': set on one twin only (both or neither)")
     if includes(en.body) != includes(zh.body):
         errs.append(f"{zh.rel}: snippet includes differ from {en.rel}'s")
     if en.body.count("!!! folklore") != zh.body.count("!!! folklore"):

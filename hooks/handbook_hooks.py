@@ -165,7 +165,7 @@ def render_meta(meta: dict, lang: str) -> str:
         _badge("hb-verified", t["verified"], html.escape(VERSIONS.get("trl", "?"))),
         _badge("hb-snippet", t["snippet"], f"<code>{html.escape(snippet)}</code>", f"{REPO}/blob/main/{snippet}"),
     ]
-    for row in meta.get("seed_rows", []):
+    for row in meta.get("advice", []):
         badges.append(_badge("hb-seed", t["seed"], html.escape(row)))
     for src in meta.get("sources", []):
         repo, num = src.split("#")

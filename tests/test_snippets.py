@@ -1,85 +1,83 @@
-"""Run every snippet's ``verify(seed)``: the symptom is observed and the fix works, or the TRL fact holds.
+"""The paste test: every pitfall page's code, pasted into a fresh file outside this repo, runs and its claim holds.
 
-One parametrised test collects every ``snippets/<chapter>/<slug>.py``. A failure names the page whose claim
-stopped holding. Optional ``verify_gpu`` / ``verify_vllm`` / ``verify_multiprocess`` functions are collected
-with the matching marker and skipped here with a reason when the hardware is missing.
+For each English pitfall page, the Python the built page shows (``contract.page_code``) is written to a
+temporary file and run in a worker process where this repository cannot be imported, with
+``HANDBOOK_MODEL`` pointed at the tiny local model; then ``check(seed)`` is called for each of the snippet's
+``SEEDS``. A failure names the page and says whether the claim stopped holding (an assert, with its message),
+the code could not run as pasted, or it raised. ``check_gpu`` / ``check_vllm`` / ``check_multiprocess`` are
+collected with their marker and skipped with a reason where that hardware is missing.
 """
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import os
 import pathlib
-import sys
 
 import pytest
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-SNIPPETS = sorted(p for p in (ROOT / "snippets").rglob("*.py") if not p.name.startswith("_"))
-EXTRA = {"verify_gpu": "gpu", "verify_vllm": "vllm", "verify_multiprocess": "multiprocess"}
+from handbook import contract, harness, pages
+
+PITFALLS = [p for p in pages.all_pages() if p.lang == "en" and p.kind == "pitfall" and p.meta.get("snippet")]
+
+WHAT = {
+    "claim": "the page's claim no longer holds",
+    "error": "the page's check raised instead of asserting (the claim could not be checked)",
+    "paste": "the page's code does not run when pasted into a fresh file",
+    "contract": "the page's check broke the snippet contract",
+    "timeout": "the page's check hangs",
+    "crash": "the page's code crashed the Python process",
+}
 
 
-def _load(path: pathlib.Path):
-    name = "snippet_" + "_".join(path.relative_to(ROOT / "snippets").with_suffix("").parts).replace("-", "_")
-    if name in sys.modules:
-        return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-def _seeds(path: pathlib.Path) -> tuple[int, ...]:
-    """The snippet's ``SEEDS`` (default 0, 1, 2), read without importing torch at collection time."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == "SEEDS" for t in node.targets):
-            seeds = ast.literal_eval(node.value)
-            if not (isinstance(seeds, tuple) and seeds and all(isinstance(s, int) for s in seeds)):
-                raise ValueError(f"{path}: SEEDS must be a non-empty tuple of ints, got {seeds!r}")
-            return seeds
-    return (0, 1, 2)
-
-
-def _page(path: pathlib.Path) -> str:
-    return "docs/" + path.relative_to(ROOT / "snippets").with_suffix(".md").as_posix()
+def _snippet(page: pages.Page) -> contract.Snippet:
+    return contract.parse(contract.ROOT / page.meta["snippet"])
 
 
 def _params():
-    for path in SNIPPETS:
-        page = _page(path)
-        for seed in _seeds(path):
-            yield pytest.param(path, seed, id=f"{page}[seed{seed}]")
+    for page in PITFALLS:
+        snip = _snippet(page)
+        if snip.errors or not snip.seeds:
+            yield pytest.param(page, None, snip.errors, id=f"{page.rel}[contract]")
+            continue
+        for seed in snip.seeds:
+            yield pytest.param(page, seed, [], id=f"{page.rel}[seed{seed}]")
 
 
-def _extra_params():
-    for path in SNIPPETS:
-        text = path.read_text(encoding="utf-8")
-        for func, mark in EXTRA.items():
-            if f"def {func}(" in text:
-                yield pytest.param(path, func, id=f"{_page(path)}::{func}", marks=getattr(pytest.mark, mark))
+def _hardware_params():
+    for page in PITFALLS:
+        for func, mark in contract.HARDWARE.items():
+            if func in _snippet(page).functions:
+                yield pytest.param(page, func, id=f"{page.rel}::{func}", marks=getattr(pytest.mark, mark))
 
 
-@pytest.mark.parametrize(("path", "seed"), list(_params()))
-def test_snippet(path, seed):
-    module = _load(path)
-    try:
-        message = module.verify(seed)
-    except AssertionError as e:
-        pytest.fail(f"{_page(path)}: the page's claim no longer holds (seed {seed}): {e}", pytrace=True)
-    assert isinstance(message, str) and message, f"{path}: verify() must return a one-line verdict"
+@pytest.fixture(scope="session")
+def runner():
+    r = harness.PageRunner()
+    yield r
+    r.close()
+
+
+def _report(page: pages.Page, func: str, seed: int, res: harness.Result) -> str:
+    head = f"{page.rel}: {WHAT.get(res.kind, res.kind)} ({func}, seed {seed}): {res.message}"
+    return "\n".join(x for x in (head, res.traceback.strip(), "--- what the page printed (tail) ---" if res.log else "", res.log) if x)
+
+
+@pytest.mark.parametrize(("page", "seed", "errors"), list(_params()))
+def test_page_code(runner, page, seed, errors):
+    if errors or seed is None:
+        pytest.fail(f"{page.rel}: its snippet breaks the contract:\n" + "\n".join(errors or ["no SEEDS"]), pytrace=False)
+    res = runner.run(page.path, contract.CHECK, seed)
+    if not res.ok:
+        pytest.fail(_report(page, contract.CHECK, seed, res), pytrace=False)
 
 
 def _have(mark: str) -> str | None:
     """Why ``mark`` cannot run here, or None if it can."""
-    try:
-        import torch
-    except ImportError:
-        return "torch is not installed"
+    import torch
+
     if not torch.cuda.is_available():
-        return f"needs a CUDA GPU ({mark}); CPU CI skips it, GPU CI runs it with HANDBOOK_DEVICE=cuda"
+        return f"needs a CUDA GPU ({mark}); CPU CI skips it, GPU CI runs it with HANDBOOK_MODEL set"
     if mark == "vllm" and importlib.util.find_spec("vllm") is None:
         return "needs vLLM installed"
     if mark == "multiprocess" and torch.cuda.device_count() < 2 and not os.environ.get("HANDBOOK_MULTIPROCESS"):
@@ -87,11 +85,19 @@ def _have(mark: str) -> str | None:
     return None
 
 
-@pytest.mark.parametrize(("path", "func"), list(_extra_params()))
-def test_snippet_hardware(path, func):
-    reason = _have(EXTRA[func])
+@pytest.mark.parametrize(("page", "func"), list(_hardware_params()))
+def test_page_code_hardware(runner, page, func):
+    reason = _have(contract.HARDWARE[func])
     if reason:
         pytest.skip(reason)
-    module = _load(path)
-    message = getattr(module, func)(0)
-    assert isinstance(message, str) and message
+    res = runner.run(page.path, func, 0, timeout=1800)
+    if not res.ok:
+        pytest.fail(_report(page, func, 0, res), pytrace=False)
+
+
+def test_worker_refuses_this_repository(runner, tmp_path):
+    """The worker really hides this repo: a page that imports `handbook` fails as not pasteable."""
+    code = tmp_path / "probe.py"
+    code.write_text("import handbook\n\ndef check(seed=0):\n    return 'imported'\n", encoding="utf-8")
+    res = runner.run_file(code, "check", 0)
+    assert not res.ok and res.kind == "paste" and "handbook" in res.message, res

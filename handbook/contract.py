@@ -1,0 +1,226 @@
+"""The snippet contract: what a snippet is, in one place.
+
+A pitfall page shows code a reader can copy: every Python block of the page, pasted in order into one fresh
+file, runs with TRL installed. Those blocks are included from ``snippets/<chapter>/<slug>.py`` by named
+section, so the snippet file *is* what the page shows:
+
+- The file is a module docstring followed by named sections (``# --8<-- [start:NAME]`` … ``[end:NAME]``),
+  nothing else. NAME is a page section anchor (``symptom``, ``why``, ``fix``, ``evidence``), optionally with a
+  ``-suffix`` (``evidence-run``). The page includes every section once, in file order, under the heading whose
+  anchor NAME starts with; ``fix`` and ``evidence`` are required.
+- The code imports what it uses, defines every name, and imports nothing from this repository.
+- The model is one visible variable, read from one environment variable with a real default::
+
+      MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+  The test suite points ``HANDBOOK_MODEL`` at the tiny local model; GPU CI at a small real one.
+- The last section defines ``check(seed: int = 0) -> str``: it runs the symptom and the fix (or reads the TRL
+  fact), asserts on what it observed with a message naming the claim, and returns a one-line verdict. It
+  ends with ``SEEDS`` (the seeds the suite runs) and the main block ``MAIN_BLOCK``. Optional
+  ``check_gpu`` / ``check_vllm`` / ``check_multiprocess`` run only where that hardware exists.
+
+The validator (``handbook.pages``), the test suite (``tests/test_snippets.py``) and the CLI all read the
+contract from here.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import re
+from dataclasses import dataclass, field
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SNIPPETS = ROOT / "snippets"
+
+ANCHORS = ("symptom", "why", "fix", "evidence")
+"""Page sections a snippet section may be shown under, in page order."""
+REQUIRED = ("fix", "evidence")
+SECTION_NAME = re.compile(r"[a-z]+(?:-[a-z0-9]+)?")
+START = re.compile(r"^\s*#\s*--8<--\s*\[start:([^\]]*)\]\s*$")
+END = re.compile(r"^\s*#\s*--8<--\s*\[end:([^\]]*)\]\s*$")
+
+CHECK = "check"
+"""The entry point: ``check(seed: int = 0) -> str``."""
+HARDWARE = {"check_gpu": "gpu", "check_vllm": "vllm", "check_multiprocess": "multiprocess"}
+"""Optional entry points -> the pytest marker (and hardware) they need."""
+
+MODEL_ENV = "HANDBOOK_MODEL"
+MODEL_DEFAULT = "Qwen/Qwen2.5-0.5B-Instruct"
+MODEL_LINE = f'MODEL = os.environ.get("{MODEL_ENV}", "{MODEL_DEFAULT}")'
+MAIN_BLOCK = 'if __name__ == "__main__":\n    for seed in SEEDS:\n        print(check(seed))'
+
+FORBIDDEN_IMPORTS = ("handbook", "tests", "hooks", "conftest", "snippets")
+"""Top-level packages of this repository: page code must not import them."""
+
+
+def anchor_of(section: str) -> str:
+    """The page section (heading anchor) a snippet section is shown under: ``evidence-run`` -> ``evidence``."""
+    return section.split("-", 1)[0]
+
+
+@dataclass
+class Snippet:
+    """A parsed snippet file. ``errors`` are ``file:line: field: message`` strings; parsing never raises."""
+
+    path: pathlib.Path
+    sections: dict[str, str] = field(default_factory=dict)  # name -> code (dedented), in file order
+    seeds: tuple[int, ...] = ()
+    functions: set[str] = field(default_factory=set)
+    uses_model: bool = False
+    errors: list[str] = field(default_factory=list)
+
+    @property
+    def rel(self) -> str:
+        return str(self.path.relative_to(ROOT)) if self.path.is_relative_to(ROOT) else str(self.path)
+
+    @property
+    def code(self) -> str:
+        """All sections in file order: exactly what a page that includes them all shows."""
+        return "\n\n".join(s.rstrip("\n") for s in self.sections.values()) + "\n"
+
+    def error(self, line: int | None, where: str, msg: str) -> None:
+        loc = f"{self.rel}:{line}" if line else self.rel
+        self.errors.append(f"{loc}: {where}: {msg}")
+
+
+def _dedent(lines: list[str]) -> str:
+    import textwrap
+
+    return textwrap.dedent("\n".join(lines))
+
+
+def parse(path: pathlib.Path) -> Snippet:
+    """Read a snippet file and check it against the contract (never raises on bad input)."""
+    snip = Snippet(path=path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        snip.error(None, "file", f"cannot be read as UTF-8 text ({type(e).__name__}: {e})")
+        return snip
+    lines = text.splitlines()
+    spans: list[tuple[str, int, int]] = []  # name, first code line (1-based), last code line
+    current: tuple[str, int] | None = None
+    body: list[str] = []
+    for i, line in enumerate(lines, 1):
+        if m := START.match(line):
+            if current:
+                snip.error(i, "sections", f"[start:{m.group(1)}] inside section {current[0]!r}")
+                continue
+            name = m.group(1)
+            if not SECTION_NAME.fullmatch(name) or anchor_of(name) not in ANCHORS:
+                snip.error(i, "sections", f"section name {name!r} must be one of {list(ANCHORS)}, optionally '-suffix'")
+            if name in snip.sections:
+                snip.error(i, "sections", f"section {name!r} appears twice")
+            current, body = (name, i + 1), []
+        elif m := END.match(line):
+            if not current or m.group(1) != current[0]:
+                snip.error(i, "sections", f"[end:{m.group(1)}] does not close the open section")
+                continue
+            snip.sections[current[0]] = _dedent(body)
+            spans.append((current[0], current[1], i - 1))
+            current = None
+        elif current:
+            body.append(line)
+    if current:
+        snip.error(current[1] - 1, "sections", f"section {current[0]!r} is never closed")
+    order = [anchor_of(n) for n in snip.sections]
+    if order != sorted(order, key=ANCHORS.index) if all(a in ANCHORS for a in order) else False:
+        snip.error(None, "sections", f"sections must follow the page order {list(ANCHORS)}; found {list(snip.sections)}")
+    for need in REQUIRED:
+        if need not in order:
+            snip.error(None, "sections", f"has no {need!r} section")
+
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except SyntaxError as e:
+        snip.error(e.lineno, "syntax", e.msg)
+        return snip
+    inside = lambda n: any(a <= n.lineno and n.end_lineno <= b for _, a, b in spans)  # noqa: E731
+    for k, node in enumerate(tree.body):
+        is_doc = k == 0 and isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant)
+        if not is_doc and not inside(node):
+            snip.error(node.lineno, "sections", "code outside a named section is never shown on the page")
+    _check_code(snip, tree)
+    return snip
+
+
+def _check_code(snip: Snippet, tree: ast.Module) -> None:
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names = [node.module]
+        for name in names:
+            if name.split(".")[0] in FORBIDDEN_IMPORTS:
+                snip.error(node.lineno, "imports", f"imports {name!r} from this repository: a reader cannot paste that")
+        if isinstance(node, ast.ImportFrom) and node.level:
+            snip.error(node.lineno, "imports", "relative import: a reader cannot paste that")
+    top = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    snip.functions = set(top)
+    if CHECK not in top:
+        snip.error(None, "check", f"defines no top-level {CHECK}(seed: int = 0) -> str")
+    else:
+        args = top[CHECK].args
+        if [a.arg for a in args.args] != ["seed"] or len(args.defaults) != 1:
+            snip.error(top[CHECK].lineno, "check", f"must be declared as {CHECK}(seed: int = 0)")
+    model_lines = [ln for ln in snip.code.splitlines() if re.match(r"^MODEL\s*=", ln)]
+    snip.uses_model = bool(model_lines) or MODEL_ENV in snip.code
+    if snip.uses_model and model_lines != [MODEL_LINE]:
+        snip.error(None, "model", f"the model must be one top-level line, exactly: {MODEL_LINE}")
+    seeds = [n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "SEEDS" for t in n.targets)]
+    if len(seeds) != 1:
+        snip.error(None, "SEEDS", "define SEEDS = (0, 1, ...) once, at the top level of the last section")
+    else:
+        try:
+            value = ast.literal_eval(seeds[0].value)
+        except ValueError:
+            value = None
+        if not (isinstance(value, tuple) and value and all(type(s) is int and s >= 0 for s in value)):
+            snip.error(seeds[0].lineno, "SEEDS", f"must be a non-empty tuple of non-negative ints, got {ast.unparse(seeds[0].value)}")
+        else:
+            snip.seeds = value
+    last = list(snip.sections.values())[-1] if snip.sections else ""
+    if not last.rstrip().endswith(MAIN_BLOCK):
+        snip.error(None, "main", "the last section must end with the main block:\n" + MAIN_BLOCK)
+
+
+def page_code(markdown_path: pathlib.Path) -> str:
+    """The Python a built page shows, in page order: its fences with includes resolved as the site does."""
+    return "\n\n".join(code for _, code in page_blocks(markdown_path)) + "\n"
+
+
+FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)(.*)$")
+
+
+def page_blocks(markdown_path: pathlib.Path) -> list[tuple[int, str]]:
+    """(line, code) of every Python fence of a page after pymdownx.snippets resolved its includes."""
+    import textwrap
+
+    import markdown
+
+    md = markdown.Markdown(
+        extensions=["pymdownx.snippets"],
+        extension_configs={
+            "pymdownx.snippets": {"base_path": [str(SNIPPETS)], "check_paths": True, "dedent_subsections": True}
+        },
+    )
+    text = markdown_path.read_text(encoding="utf-8")
+    if text.startswith("---\n"):
+        end = text.find("\n---\n", 4)
+        text = "\n" * text[: end + 5].count("\n") + text[end + 5 :] if end > 0 else text
+    out, cur = [], None
+    for i, line in enumerate(text.splitlines(), 1):
+        m = FENCE.match(line)
+        if m and cur is None:
+            lang = m.group(3) or (re.match(r"\s*\{\s*\.(\w+)", m.group(4)) or [None, ""])[1]
+            cur = (i, lang in ("python", "py", "python3"), [], len(m.group(1)))
+        elif m and cur is not None and m.group(3) == "" and not m.group(4).strip():
+            if cur[1]:
+                resolved = md.preprocessors["snippet"].run(cur[2])
+                out.append((cur[0], textwrap.dedent("\n".join(resolved)).strip("\n")))
+            cur = None
+        elif cur is not None:
+            cur[2].append(line[cur[3] :] if line[: cur[3]].strip() == "" else line)
+    return out

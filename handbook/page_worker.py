@@ -1,0 +1,92 @@
+"""The process a page's code runs in during the test suite (started by ``handbook.harness``).
+
+Run as a script with ``python -I``: the repository is not on ``sys.path`` and its packages cannot be imported
+(an import hook refuses them even where an editable install would find them), the working directory is a
+throw-away folder. torch, transformers, datasets and TRL are imported once, so each page pays only for its
+own runs.
+
+Protocol: one JSON request per line on stdin ``{"file", "func", "seed", "env"}``; one JSON reply per line on
+the original stdout ``{"ok", "kind", "message", "traceback", "seconds"}``. Everything the page prints goes to
+stderr (a log file the harness reads back on failure).
+"""
+
+import importlib.abc
+import importlib.util
+import json
+import os
+import sys
+import time
+import traceback
+import warnings
+
+BLOCKED = set(json.loads(os.environ.get("HANDBOOK_BLOCKED_IMPORTS", "[]")))
+
+
+class _Refuse(importlib.abc.MetaPathFinder):
+    """A page's code may import only what a reader has: TRL and its dependencies, never this repository."""
+
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ModuleNotFoundError(f"No module named {name!r} (this repository's code is not importable by pages)")
+        return None
+
+
+sys.meta_path.insert(0, _Refuse())
+for mod in list(sys.modules):
+    if mod.split(".")[0] in BLOCKED:
+        del sys.modules[mod]
+
+proto = os.fdopen(os.dup(1), "w", buffering=1)
+os.dup2(2, 1)  # the page's prints go to the log, not into the protocol
+sys.stdout = sys.stderr
+
+warnings.filterwarnings("ignore", message="IProgress not found")
+import torch  # noqa: E402
+
+torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")))
+import datasets  # noqa: E402,F401
+import transformers  # noqa: E402,F401
+import trl  # noqa: E402,F401
+
+transformers.utils.logging.disable_progress_bar()
+datasets.disable_progress_bars()
+
+proto.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
+
+count = 0
+for line in sys.stdin:
+    req = json.loads(line)
+    count += 1
+    os.environ.update(req.get("env", {}))
+    started = time.perf_counter()
+    reply = {"ok": True, "kind": "passed", "message": "", "traceback": ""}
+    name = f"handbook_page_{count}"
+    try:
+        spec = importlib.util.spec_from_file_location(name, req["file"])
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException as e:  # noqa: BLE001 - reported, never raised
+            reply = {"ok": False, "kind": "paste", "message": f"{type(e).__name__}: {e}"}
+            raise
+        func = getattr(module, req["func"], None)
+        if func is None:
+            reply = {"ok": False, "kind": "paste", "message": f"the page's code defines no {req['func']}()"}
+        else:
+            result = func(req["seed"])
+            reply["message"] = str(result)
+            if not isinstance(result, str) or not result:
+                reply = {"ok": False, "kind": "contract", "message": f"{req['func']}() returned {result!r}, not a verdict"}
+    except AssertionError as e:
+        reply = {"ok": False, "kind": "claim", "message": str(e) or "an assert without a message failed"}
+        reply["traceback"] = traceback.format_exc(limit=-3)
+    except BaseException as e:  # noqa: BLE001
+        if reply.get("kind") != "paste":
+            reply = {"ok": False, "kind": "error", "message": f"{type(e).__name__}: {e}"}
+        reply["traceback"] = traceback.format_exc(limit=-4)
+    finally:
+        sys.modules.pop(name, None)
+    reply["seconds"] = round(time.perf_counter() - started, 2)
+    sys.stderr.flush()
+    proto.write(json.dumps(reply) + "\n")
