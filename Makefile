@@ -9,7 +9,7 @@ export NO_MKDOCS_2_WARNING = 1
 export OMP_NUM_THREADS = 1
 export HF_HUB_OFFLINE = 1
 
-.PHONY: serve docs test check snippets site notebooks clean
+.PHONY: serve docs test check snippets format clean
 
 $(DOCS_VENV)/.installed: requirements/docs.txt
 	$(PYTHON) -m venv $(DOCS_VENV)
@@ -36,13 +36,19 @@ check: $(TEST_VENV)/.installed
 
 test: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/python -m handbook check
-	# snippets, page contract, validator: spread over $(WORKERS) processes
+	$(TEST_VENV)/bin/ruff format --check --quiet .
+	$(TEST_VENV)/bin/ruff check --quiet .
+	# every page's code pasted and run, page contract, validator: spread over $(WORKERS) processes
 	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests --ignore=tests/test_site.py --durations=10
-	# site build + browser, and notebooks (cells share one kernel): one process, in order
-	$(TEST_VENV)/bin/python -m pytest tests/test_site.py docs/walkthroughs --nbval-lax --nbval-current-env
+	# site build + browser, and notebooks (cells share one kernel, on the tiny model): one process, in order
+	HANDBOOK_MODEL=$$($(TEST_VENV)/bin/python -m handbook tiny) \
+	  $(TEST_VENV)/bin/python -m pytest tests/test_site.py docs/walkthroughs --nbval-lax --nbval-current-env
 
 snippets: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests/test_snippets.py
+
+format: $(TEST_VENV)/.installed
+	$(TEST_VENV)/bin/ruff format . && $(TEST_VENV)/bin/ruff check --fix .
 
 clean:
 	rm -rf site .cache $(DOCS_VENV) $(TEST_VENV)

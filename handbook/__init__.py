@@ -1,1 +1,2 @@
-"""Shared plumbing for the RLHF Pitfalls Handbook snippets: the tiny model, the runner, the page schema."""
+"""The handbook's own plumbing, which pages never show: the snippet contract, the paste-run harness, the tiny
+test model, the page schema and the contributor CLI."""

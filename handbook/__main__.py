@@ -4,6 +4,8 @@
 - ``python -m handbook check``: validate every page, its twin and its snippet against the contract.
 - ``python -m handbook code <page.md>``: print the code the page shows, as a reader would paste it.
 - ``python -m handbook run <page.md> [--seed N]``: paste-run the page's code (as the test suite does).
+- ``python -m handbook tiny``: build (once) the tiny test model and print its path, e.g. for
+  ``HANDBOOK_MODEL=$(python -m handbook tiny) python page.py``.
 """
 
 from __future__ import annotations
@@ -91,7 +93,13 @@ def main(argv: list[str] | None = None) -> int:
     p_run = sub.add_parser("run", help="paste-run a page's code in a fresh process, like the test suite")
     p_run.add_argument("page")
     p_run.add_argument("--seed", type=int, action="append", help="a seed (repeatable); default: the snippet's SEEDS")
+    sub.add_parser("tiny", help="build (once) the tiny test model and print its path")
     args = parser.parse_args(argv)
+    if args.cmd == "tiny":
+        from handbook import tiny
+
+        print(tiny.model_path(0))
+        return 0
     if args.cmd == "new":
         return new(args.chapter, args.slug)
     if args.cmd == "code":

@@ -126,7 +126,9 @@ def parse(path: pathlib.Path) -> Snippet:
         snip.error(current[1] - 1, "sections", f"section {current[0]!r} is never closed")
     order = [anchor_of(n) for n in snip.sections]
     if order != sorted(order, key=ANCHORS.index) if all(a in ANCHORS for a in order) else False:
-        snip.error(None, "sections", f"sections must follow the page order {list(ANCHORS)}; found {list(snip.sections)}")
+        snip.error(
+            None, "sections", f"sections must follow the page order {list(ANCHORS)}; found {list(snip.sections)}"
+        )
     for need in REQUIRED:
         if need not in order:
             snip.error(None, "sections", f"has no {need!r} section")
@@ -169,7 +171,9 @@ def _check_code(snip: Snippet, tree: ast.Module) -> None:
     snip.uses_model = bool(model_lines) or MODEL_ENV in snip.code
     if snip.uses_model and model_lines != [MODEL_LINE]:
         snip.error(None, "model", f"the model must be one top-level line, exactly: {MODEL_LINE}")
-    seeds = [n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "SEEDS" for t in n.targets)]
+    seeds = [
+        n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "SEEDS" for t in n.targets)
+    ]
     if len(seeds) != 1:
         snip.error(None, "SEEDS", "define SEEDS = (0, 1, ...) once, at the top level of the last section")
     else:
@@ -178,7 +182,11 @@ def _check_code(snip: Snippet, tree: ast.Module) -> None:
         except ValueError:
             value = None
         if not (isinstance(value, tuple) and value and all(type(s) is int and s >= 0 for s in value)):
-            snip.error(seeds[0].lineno, "SEEDS", f"must be a non-empty tuple of non-negative ints, got {ast.unparse(seeds[0].value)}")
+            snip.error(
+                seeds[0].lineno,
+                "SEEDS",
+                f"must be a non-empty tuple of non-negative ints, got {ast.unparse(seeds[0].value)}",
+            )
         else:
             snip.seeds = value
     last = list(snip.sections.values())[-1] if snip.sections else ""

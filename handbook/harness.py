@@ -3,7 +3,7 @@
 ``PageRunner`` writes the code a page shows (``contract.page_code``: its Python blocks, includes resolved as
 the site resolves them) to a temporary file outside the repository and runs it in a long-lived worker
 process (``page_worker.py``) in which this repository cannot be imported. ``HANDBOOK_MODEL`` is pointed at
-the tiny local model for the seed (``tiny.model_path``) unless it is already set (GPU CI sets a real model).
+the tiny test model for the seed (``tiny.model_path``) unless it is already set (GPU CI sets a real model).
 """
 
 from __future__ import annotations
@@ -127,7 +127,11 @@ class PageRunner:
             alive = self.proc.poll() is None
             self.stop()
             kind = "timeout" if alive else "crash"
-            msg = f"{func}({seed}) took longer than {timeout:.0f} s" if alive else f"the worker died during {func}({seed})"
+            msg = (
+                f"{func}({seed}) took longer than {timeout:.0f} s"
+                if alive
+                else f"the worker died during {func}({seed})"
+            )
             return Result(False, kind, msg, log=self._log_tail(offset))
         return Result(
             reply["ok"],

@@ -14,6 +14,8 @@ import importlib.abc
 import importlib.util
 import json
 import os
+import pathlib
+import shutil
 import sys
 import time
 import traceback
@@ -53,6 +55,7 @@ datasets.disable_progress_bars()
 
 proto.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
 
+CWD = pathlib.Path.cwd()
 count = 0
 for line in sys.stdin:
     req = json.loads(line)
@@ -77,7 +80,11 @@ for line in sys.stdin:
             result = func(req["seed"])
             reply["message"] = str(result)
             if not isinstance(result, str) or not result:
-                reply = {"ok": False, "kind": "contract", "message": f"{req['func']}() returned {result!r}, not a verdict"}
+                reply = {
+                    "ok": False,
+                    "kind": "contract",
+                    "message": f"{req['func']}() returned {result!r}, not a verdict",
+                }
     except AssertionError as e:
         reply = {"ok": False, "kind": "claim", "message": str(e) or "an assert without a message failed"}
         reply["traceback"] = traceback.format_exc(limit=-3)
@@ -87,6 +94,16 @@ for line in sys.stdin:
         reply["traceback"] = traceback.format_exc(limit=-4)
     finally:
         sys.modules.pop(name, None)
+    saved = sorted(str(p.relative_to(CWD)) for p in CWD.glob("**/checkpoint-*"))
+    if saved and reply["ok"]:
+        reply = {
+            "ok": False,
+            "kind": "contract",
+            "message": f"the page's code saved checkpoints {saved[:3]} into the working directory: set "
+            "save_strategy='no' (transformers 5 saves at the end of training otherwise; on a real model that is GBs)",
+        }
+    for entry in CWD.iterdir():  # each run starts in an empty working directory
+        shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
     reply["seconds"] = round(time.perf_counter() - started, 2)
     sys.stderr.flush()
     proto.write(json.dumps(reply) + "\n")

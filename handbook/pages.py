@@ -13,12 +13,16 @@ from typing import Literal
 
 import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
-from handbook import contract
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from handbook import contract
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 SNIPPETS = ROOT / "snippets"
+
+HOME = ("Home", "首页")
+"""The home page's navigation title (English, Chinese)."""
 
 # Chapter folder -> (English title, Chinese title). Order here is the order of the navigation.
 CHAPTERS: dict[str, tuple[str, str]] = {
@@ -45,9 +49,7 @@ VERDICTS = ("holds", "corrected", "wrong", "obsolete", "new")
 trap users report that no common advice covers."""
 
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-ADVICE = re.compile(
-    r"000 §11\.(?:\d+ row \d+|6|9|11)|002 (?:principle|trick|phenomenon) \d+"
-)
+ADVICE = re.compile(r"000 §11\.(?:\d+ row \d+|6|9|11)|002 (?:principle|trick|phenomenon) \d+")
 """Canonical ids of the common-advice items a page answers: a row of source document 000's tables
 (``000 §11.3 row 6``; sections 11.6, 11.9 and 11.11 have no table: ``000 §11.6``), or an item of document 002
 numbered in document order from 1 (``002 principle 1``, ``002 trick 13``, ``002 phenomenon 12``)."""
@@ -342,7 +344,7 @@ def _check_fences(page: Page) -> None:
         page.error(
             f"line {line}",
             "a Python code fence holds exactly one include of a snippet section "
-            "(--8<-- \"chapter/slug.py:section\"); show untested code as ```text or ```diff instead",
+            '(--8<-- "chapter/slug.py:section"); show untested code as ```text or ```diff instead',
         )
 
 
@@ -389,7 +391,11 @@ def check_all() -> list[str]:
     for nb in sorted(DOCS.rglob("*.ipynb")):
         if ".ipynb_checkpoints" in nb.parts:
             continue
-        twin = nb.with_name(nb.name.replace(".zh.ipynb", ".ipynb")) if nb.name.endswith(".zh.ipynb") else nb.with_name(nb.stem + ".zh.ipynb")
+        twin = (
+            nb.with_name(nb.name.replace(".zh.ipynb", ".ipynb"))
+            if nb.name.endswith(".zh.ipynb")
+            else nb.with_name(nb.stem + ".zh.ipynb")
+        )
         if not twin.exists():
             errors.append(f"{nb.relative_to(ROOT)}: has no twin notebook {twin.name}")
     for snip in sorted(SNIPPETS.rglob("*.py")):

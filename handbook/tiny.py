@@ -1,13 +1,12 @@
-"""Build (once) and load the model every snippet trains.
+"""Build (once) the tiny test model that the test suite points every page's ``MODEL`` at.
 
-By default a tiny model is built locally, with no hub access: a byte-level BPE tokenizer trained with
-`tokenizers` on a small built-in corpus, wrapped in `PreTrainedTokenizerFast`, with a ChatML-style chat
-template that carries `{% generation %}` markers, and a 2-layer Qwen2 causal LM. It is saved once per seed
-under the cache directory and loaded from that path, so trainers that reload a reference model from a path
-(DPO, GRPO) see the same weights.
+A tiny model is built locally, with no hub access: a byte-level BPE tokenizer trained with `tokenizers` on a
+small built-in corpus, wrapped in `PreTrainedTokenizerFast`, with a ChatML-style chat template that carries
+`{% generation %}` markers, and a 2-layer Qwen2 causal LM. It is saved once per seed under the cache
+directory, keyed by a hash of this recipe and the library versions that write it, and loaded from that path,
+so trainers that reload a reference model from a path (DPO, GRPO) see the same weights.
 
-Set ``HANDBOOK_MODEL=<hub id or local path>`` to run the same snippets on a small real model instead, and
-``HANDBOOK_DEVICE=cuda`` to put it on a GPU.
+Set ``HANDBOOK_MODEL=<hub id or local path>`` to run the pages on a small real model instead (GPU CI).
 """
 
 from __future__ import annotations
@@ -76,6 +75,7 @@ def _build_tokenizer(vocab_size: int):
         pad_token="<|endoftext|>",
         bos_token=None,
         unk_token=None,
+        model_input_names=["input_ids", "attention_mask"],  # like Qwen's own tokenizer: no token_type_ids
     )
     fast.chat_template = CHATML_TEMPLATE
     return fast
@@ -116,33 +116,23 @@ def build_tiny_model(path: pathlib.Path, seed: int = 0, vocab_size: int = 320) -
     return path
 
 
+def recipe_key() -> str:
+    """A short hash of this file (the recipe) and the versions of the libraries that build and save the model."""
+    import hashlib
+
+    import tokenizers
+    import torch
+    import transformers
+
+    h = hashlib.sha256(pathlib.Path(__file__).read_bytes())
+    h.update(f"{transformers.__version__} {tokenizers.__version__} {torch.__version__}".encode())
+    return h.hexdigest()[:12]
+
+
 def model_path(seed: int = 0) -> str:
-    """The model every snippet uses: ``$HANDBOOK_MODEL`` if set, else the tiny model for ``seed`` (built once)."""
-    real = os.environ.get("HANDBOOK_MODEL")
-    if real:
-        return real
-    path = cache_dir() / f"tiny-qwen2-seed{seed}"
+    """The path of the tiny test model for ``seed``, built on first use."""
+    path = cache_dir() / f"tiny-qwen2-{recipe_key()}-seed{seed}"
     if not (path / "config.json").exists():
         path.parent.mkdir(parents=True, exist_ok=True)
         build_tiny_model(path, seed=seed)
     return str(path)
-
-
-def is_tiny() -> bool:
-    return not os.environ.get("HANDBOOK_MODEL")
-
-
-def device() -> str:
-    return os.environ.get("HANDBOOK_DEVICE", "cpu")
-
-
-def load(seed: int = 0, **model_kwargs):
-    """Return ``(model, tokenizer)`` loaded from :func:`model_path`."""
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    path = model_path(seed)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    model = AutoModelForCausalLM.from_pretrained(path, **model_kwargs).to(device())
-    return model, tokenizer

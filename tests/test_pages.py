@@ -1,7 +1,5 @@
 """The page contract: every page validates, every twin matches, every snippet has a page."""
 
-import pathlib
-
 import pytest
 
 from handbook import pages

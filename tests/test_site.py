@@ -32,7 +32,11 @@ def site(tmp_path_factory):
     # Never -q: it hides the warnings we want to fail on.
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-        cwd=ROOT, env=env, capture_output=True, text=True, timeout=600,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     log = proc.stdout + proc.stderr
     return out, proc.returncode, log
@@ -78,7 +82,11 @@ def test_no_unparsed_markdown_leaks_into_pages(site):
 def test_every_page_has_both_languages(site):
     out, code, _ = site
     assert code == 0
-    en = {p.relative_to(out) for p in out.rglob("index.html") if not p.relative_to(out).parts[0] in ("zh", "search", "assets")}
+    en = {
+        p.relative_to(out)
+        for p in out.rglob("index.html")
+        if p.relative_to(out).parts[0] not in ("zh", "search", "assets")
+    }
     zh = {p.relative_to(out / "zh") for p in (out / "zh").rglob("index.html")}
     assert en and en == zh, f"pages only in one language: {sorted(map(str, en ^ zh))[:10]}"
 
@@ -106,13 +114,22 @@ def browser():
     if not (shutil.which(CHROMIUM) or pathlib.Path(CHROMIUM).exists()):
         if os.environ.get("HANDBOOK_REQUIRE_BROWSER"):
             pytest.fail(f"HANDBOOK_REQUIRE_BROWSER is set but there is no Chromium at {CHROMIUM}")
-        pytest.skip(f"no Chromium at {CHROMIUM}: install Debian's 'chromium' (apt-get install chromium) to run browser tests")
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: install Debian's 'chromium' (apt-get install chromium) to run browser tests"
+        )
     sync_api = pytest.importorskip("playwright.sync_api", reason="python package 'playwright' is not installed")
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(
             executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run", "--disable-quic"],
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-quic",
+            ],
         )
         yield b
         b.close()

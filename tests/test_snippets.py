@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import pathlib
 
 import pytest
 
@@ -60,13 +59,19 @@ def runner():
 
 def _report(page: pages.Page, func: str, seed: int, res: harness.Result) -> str:
     head = f"{page.rel}: {WHAT.get(res.kind, res.kind)} ({func}, seed {seed}): {res.message}"
-    return "\n".join(x for x in (head, res.traceback.strip(), "--- what the page printed (tail) ---" if res.log else "", res.log) if x)
+    return "\n".join(
+        x
+        for x in (head, res.traceback.strip(), "--- what the page printed (tail) ---" if res.log else "", res.log)
+        if x
+    )
 
 
 @pytest.mark.parametrize(("page", "seed", "errors"), list(_params()))
 def test_page_code(runner, page, seed, errors):
     if errors or seed is None:
-        pytest.fail(f"{page.rel}: its snippet breaks the contract:\n" + "\n".join(errors or ["no SEEDS"]), pytrace=False)
+        pytest.fail(
+            f"{page.rel}: its snippet breaks the contract:\n" + "\n".join(errors or ["no SEEDS"]), pytrace=False
+        )
     res = runner.run(page.path, contract.CHECK, seed)
     if not res.ok:
         pytest.fail(_report(page, contract.CHECK, seed, res), pytrace=False)

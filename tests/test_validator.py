@@ -7,7 +7,7 @@ import pathlib
 import pytest
 
 from handbook import __main__ as cli
-from handbook import pages
+from handbook import contract, pages
 
 GOOD = """---
 id: grpo-zero-std-group
@@ -16,7 +16,7 @@ title: "GRPO: every reward in a group is the same"
 symptoms: ["frac_reward_zero_std is 1.0", "reward_std = 0", "loss is 0"]
 tags: [GRPO]
 snippet: snippets/online-rl/grpo-zero-std-group.py
-seed_rows: ["000 §11.3 row 6"]
+advice: ["000 §11.3 row 6"]
 sources: []
 trl: ">=1.0"
 verdict: wrong
@@ -39,6 +39,10 @@ verdict_reason: "advantages are exactly 0, not NaN"
 ```
 
 ## Evidence {#evidence}
+
+```python
+--8<-- "online-rl/grpo-zero-std-group.py:evidence"
+```
 
 ## Related pages {#related}
 """
@@ -63,12 +67,45 @@ def test_good_page_passes():
         (lambda t: t.replace("chapter: online-rl", "chapter: nowhere"), "field 'chapter'"),
         (lambda t: t.replace('trl: ">=1.0"', 'trl: "one point sixteen"'), "field 'trl'"),
         (lambda t: t.replace("id: grpo-zero-std-group", "id: Other_Name"), "field 'id'"),
-        (lambda t: t.replace('seed_rows: ["000 §11.3 row 6"]', "seed_rows: []"), "seed_rows must name it"),
+        (lambda t: t.replace('advice: ["000 §11.3 row 6"]', "advice: []"), "'advice' must name it"),
+        (lambda t: t.replace('advice: ["000 §11.3 row 6"]', 'advice: ["000 table 3 row 6"]'), "canonical id"),
+        (lambda t: t.replace('advice: ["000 §11.3 row 6"]', 'advice: ["002 trick 4\\n"]'), "canonical id"),
+        (lambda t: t.replace("advice:", "seed_rows:"), "seed_rows"),
         (lambda t: t.replace("!!! folklore", "!!! note"), "folklore"),
         (lambda t: t.replace("## Fix {#fix}", "## Fix"), "sections"),
         (lambda t: t.replace('--8<-- "online-rl/grpo-zero-std-group.py:fix"', "print('pasted')"), "code fence"),
-        (lambda t: t.replace(":fix\"", ':no-such-section"'), "has no section"),
-        (lambda t: t.replace('```python\n--8<-- "online-rl/grpo-zero-std-group.py:fix"', "``` { .python }\nx = 1"), "code fence"),
+        (lambda t: t.replace(':fix"', ':no-such-section"'), "has no section"),
+        (
+            lambda t: t.replace('```python\n--8<-- "online-rl/grpo-zero-std-group.py:fix"', "``` { .python }\nx = 1"),
+            "code fence",
+        ),
+        (
+            lambda t: t.replace(
+                '```python\n--8<-- "online-rl/grpo-zero-std-group.py:fix"', "``` { .python .not-runnable }\nx = 1"
+            ),
+            "code fence",
+        ),
+        (lambda t: t.replace('grpo-zero-std-group.py:evidence"', 'grpo-zero-std-group.py:fix"'), "every section"),
+        (
+            lambda t: t.replace(
+                '--8<-- "online-rl/grpo-zero-std-group.py:evidence"',
+                '--8<-- "online-rl/grpo-zero-std-group.py:evidence"\n--8<-- "online-rl/grpo-zero-std-group.py:fix"',
+            ),
+            "exactly one include",
+        ),
+        (
+            lambda t: t.replace(
+                '## Fix {#fix}\n\n```python\n--8<-- "online-rl/grpo-zero-std-group.py:fix"\n```', "## Fix {#fix}"
+            ).replace(
+                "## Evidence {#evidence}\n",
+                '## Evidence {#evidence}\n\n```python\n--8<-- "online-rl/grpo-zero-std-group.py:fix"\n```\n',
+            ),
+            "belongs under {#fix}",
+        ),
+        (
+            lambda t: t.replace('grpo-zero-std-group.py:evidence"', 'grpo-low-temperature-zero-std.py:evidence"'),
+            "only its own snippet",
+        ),
         (lambda t: t.replace("sources: []", "sources: [trl-1234]"), "field 'sources'"),
         (lambda t: t.replace("tags: [GRPO]", "tags: [GRPO]\nsurprise: 1"), "surprise"),
     ],
@@ -80,10 +117,57 @@ def test_each_contract_breach_is_reported_with_file_and_field(edit, expected):
     assert any(expected in e for e in errors), errors
 
 
-def test_a_fence_marked_not_runnable_is_allowed():
-    text = GOOD.replace('```python\n--8<-- "online-rl/grpo-zero-std-group.py:fix"', "``` { .python .not-runnable }\nx = 1")
-    text = text.replace("## Evidence {#evidence}", '## Evidence {#evidence}\n\n```python\n--8<-- "online-rl/grpo-zero-std-group.py:fix"\n```')
+def test_untested_code_may_be_shown_as_text():
+    text = GOOD.replace(
+        "## Why it happens {#why}", "## Why it happens {#why}\n\n```text\nfrom trl import PPOTrainer\n```"
+    )
     assert check(text) == []
+
+
+SNIPPET = contract.SNIPPETS / "online-rl" / "grpo-zero-std-group.py"
+
+
+@pytest.mark.parametrize(
+    ("edit", "expected"),
+    [
+        (lambda t: t.replace("# --8<-- [start:fix]", "x = 1\n\n# --8<-- [start:fix]"), ":7: sections: code outside"),
+        (
+            lambda t: t.replace("import math\n", "import math\nfrom handbook import runner\n"),
+            "imports: imports 'handbook'",
+        ),
+        (lambda t: t.replace("def check(seed: int = 0)", "def verify(seed: int = 0)"), "check: defines no"),
+        (lambda t: t.replace("def check(seed: int = 0)", "def check(s, seed: int = 0)"), "check: must be declared"),
+        (lambda t: t.replace("SEEDS = (0, 1, 2)", "SEEDS = [0, 1]"), "SEEDS: must be a non-empty tuple"),
+        (lambda t: t.replace("SEEDS = (0, 1, 2)", "SEEDS = (0, 1, 2)\nSEEDS = (3,)"), "SEEDS: define SEEDS"),
+        (lambda t: t.replace('"Qwen/Qwen2.5-0.5B-Instruct")', '"gpt2")'), "model: the model must be one"),
+        (lambda t: t.replace("        print(check(seed))\n", "        check(seed)\n"), "main: the last section"),
+        (lambda t: t.replace("[start:fix]", "[start:setup]"), "section name 'setup'"),
+        (lambda t: t.replace("# --8<-- [end:evidence]", ""), "never closed"),
+        (
+            lambda t: t.replace("[start:fix]", "[start:evidence-x]").replace("[end:fix]", "[end:evidence-x]"),
+            "has no 'fix' section",
+        ),
+        (lambda t: t.replace("def check(", "def check(("), "syntax"),
+    ],
+)
+def test_each_snippet_contract_breach_names_file_line_and_field(tmp_path, edit, expected):
+    bad = tmp_path / "bad.py"
+    bad.write_text(edit(SNIPPET.read_text(encoding="utf-8")), encoding="utf-8")
+    errors = contract.parse(bad).errors
+    assert any(expected in e for e in errors), errors
+    assert all(e.startswith(str(bad)) for e in errors), errors
+
+
+def test_the_exemplar_snippet_meets_the_contract():
+    snip = contract.parse(SNIPPET)
+    assert snip.errors == [] and snip.seeds == (0, 1, 2) and list(snip.sections) == ["fix", "evidence"]
+    assert snip.uses_model and "check" in snip.functions
+
+
+def test_page_code_is_what_the_page_shows_in_order():
+    code = contract.page_code(contract.ROOT / "docs" / "online-rl" / "grpo-zero-std-group.md")
+    assert code.index("def graded_reward") < code.index("def check(")
+    assert "--8<--" not in code and contract.MODEL_LINE in code
 
 
 def test_zh_headings_must_be_chinese():

@@ -1,0 +1,198 @@
+"""MkDocs hook: a page's front matter, validated and rendered; ``<!-- handbook:NAME -->`` placeholders.
+
+- Every page's front matter is validated with the same typed model the validator uses
+  (``handbook.pages.FrontMatter`` / ``GuideMatter``): bad metadata stops ``mkdocs build`` and ``mkdocs serve``
+  with the file and the field.
+- A pitfall page gets its badges and symptom box under its title, from that model (text escaped).
+- ``<!-- handbook:NAME -->`` placeholders are replaced by the renderer registered under NAME in
+  ``PLACEHOLDERS``; an unknown NAME is an error.
+"""
+
+from __future__ import annotations
+
+import html
+import pathlib
+import re
+
+from _common import ROOT, lang_of_src
+from mkdocs.exceptions import PluginError
+
+from handbook import pages as hp
+
+REPO = "https://github.com/rlhf-pitfalls/rlhf-pitfalls-handbook"
+
+LABELS = {
+    "en": {
+        "verdict": "Common advice",
+        "holds": "holds",
+        "corrected": "corrected",
+        "wrong": "wrong",
+        "obsolete": "obsolete",
+        "new": "not common advice",
+        "applies": "Applies to TRL",
+        "verified": "Verified on TRL",
+        "snippet": "Tested snippet",
+        "advice": "Advice item",
+        "tiny": "Checked on the tiny test model only",
+        "sources": "Reported in",
+        "symptoms": "You may be here because you saw",
+        "page": "Page",
+        "claim": "Verdict",
+        "why": "In one line",
+        "none": "No pages yet.",
+    },
+    "zh": {
+        "verdict": "常见说法",
+        "holds": "成立",
+        "corrected": "需修正",
+        "wrong": "错误",
+        "obsolete": "已过时",
+        "new": "非常见说法",
+        "applies": "适用 TRL 版本",
+        "verified": "验证所用 TRL",
+        "snippet": "测试代码",
+        "advice": "说法条目",
+        "tiny": "仅在微型测试模型上验证",
+        "sources": "用户报告",
+        "symptoms": "你可能是因为看到了这些才来到这里",
+        "page": "页面",
+        "claim": "结论",
+        "why": "一句话",
+        "none": "暂无页面。",
+    },
+}
+
+
+def verified_versions() -> dict[str, str]:
+    """Pinned versions from the test constraints: the versions every snippet was verified against."""
+    pins = {}
+    for line in (ROOT / "requirements" / "test.txt").read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^([A-Za-z0-9_.-]+)==([^\s;#]+)", line.strip())
+        if m:
+            pins[m.group(1).lower()] = m.group(2)
+    return pins
+
+
+VERSIONS = verified_versions()
+SHOWN_VERSIONS = ("trl", "transformers", "torch", "accelerate", "datasets", "peft", "tokenizers")
+
+
+def _badge(cls: str, label: str, value_html: str, href: str | None = None) -> str:
+    inner = (
+        f'<span class="hb-badge__label">{html.escape(label)}</span><span class="hb-badge__value">{value_html}</span>'
+    )
+    if href:
+        return f'<a class="hb-badge {cls}" href="{html.escape(href, quote=True)}">{inner}</a>'
+    return f'<span class="hb-badge {cls}">{inner}</span>'
+
+
+IDENT = re.compile(r"^[\w.()/=<>\[\]-]*[_/=][\w.()/=<>\[\]-]*$", re.ASCII)
+
+
+def _code(text: str) -> str:
+    """A Markdown code span holding ``text`` verbatim (backticks inside are fenced by longer runs)."""
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def symptom_markdown(text: str) -> str:
+    """Metric keys, identifiers and error lines as code; prose escaped, so it stays text and stays searchable."""
+    if re.match(r"^\w*(Error|Exception|Warning)\b", text):
+        return _code(text)
+    return " ".join(_code(tok) if IDENT.match(tok) or "`" in tok else html.escape(tok) for tok in text.split(" "))
+
+
+def render_meta(meta: hp.FrontMatter, lang: str) -> str:
+    t = LABELS[lang]
+    v = meta.verdict
+    badges = [
+        _badge(f"hb-verdict hb-verdict--{v}", t["verdict"], html.escape(t[v])),
+        _badge("hb-trl", t["applies"], html.escape(meta.trl)),
+        _badge("hb-verified", t["verified"], html.escape(VERSIONS.get("trl", "?"))),
+        _badge(
+            "hb-snippet", t["snippet"], f"<code>{html.escape(meta.snippet)}</code>", f"{REPO}/blob/main/{meta.snippet}"
+        ),
+    ]
+    if meta.tiny_only:
+        badges.append(_badge("hb-tiny", t["tiny"], html.escape(meta.tiny_only)))
+    for item in meta.advice:
+        badges.append(_badge("hb-advice", t["advice"], html.escape(item)))
+    for src in meta.sources:
+        repo, num = src.split("#")
+        badges.append(_badge("hb-source", t["sources"], html.escape(src), f"https://github.com/{repo}/issues/{num}"))
+    out = ['<div class="hb-meta" markdown="0">' + " ".join(badges) + "</div>", ""]
+    out += [f'!!! symptoms "{html.escape(t["symptoms"])}"', ""]
+    out += [f"    - {symptom_markdown(s)}" for s in meta.symptoms]
+    out += ["", f"    *{html.escape(t['why'])}:* {html.escape(meta.verdict_reason)}", ""]
+    return "\n".join(out)
+
+
+# -- placeholders ------------------------------------------------------------------------------------------
+def _chapter_index(page, lang: str) -> str:
+    t = LABELS[lang]
+    chapter = pathlib.PurePosixPath(page.file.src_uri).parent.as_posix()
+    rows = []
+    for path in sorted((hp.DOCS / chapter).glob("*.md"), key=lambda p: (hp.load(p).meta.get("order", 100), p.name)):
+        if path.name.endswith(".zh.md") or path.stem == "index":
+            continue
+        meta = hp.load(hp.twin_of(path) if lang == "zh" else path).meta
+        title = html.escape(str(meta.get("title", path.stem)))
+        if meta.get("kind", "pitfall") != "pitfall":
+            rows.append(f"| [{title}]({path.name}) | | |")
+            continue
+        v = html.escape(str(meta.get("verdict", "new")), quote=True)
+        pill = f'<span class="hb-verdict--{v} hb-pill">{html.escape(t.get(v, v))}</span>'
+        rows.append(f"| [{title}]({path.name}) | {pill} | {html.escape(str(meta.get('verdict_reason', '')))} |")
+    if not rows:
+        return t["none"]
+    return f"| {t['page']} | {t['claim']} | {t['why']} |\n| --- | --- | --- |\n" + "\n".join(rows)
+
+
+def _trl_version(page, lang: str) -> str:
+    return f"TRL `{VERSIONS.get('trl', '?')}`"
+
+
+def _versions(page, lang: str) -> str:
+    rows = [f"| `{name}` | `{VERSIONS[name]}` |" for name in SHOWN_VERSIONS if name in VERSIONS]
+    return "| package | version |\n| --- | --- |\n" + "\n".join(rows)
+
+
+PLACEHOLDERS = {"chapter-index": _chapter_index, "trl-version": _trl_version, "versions": _versions}
+PLACEHOLDER = re.compile(r"<!-- handbook:([\w-]+) -->")
+H1 = re.compile(r"^# .*$", re.M)
+
+
+def _validated(page):
+    """The page's front matter as the typed model; a PluginError naming the file and field if it is bad."""
+    meta = page.meta or {}
+    model = hp.GuideMatter if meta.get("kind") == "guide" else hp.FrontMatter
+    if page.file.src_uri.endswith(".ipynb"):
+        return None
+    try:
+        return model.model_validate(meta)
+    except hp.ValidationError as e:
+        problems = "; ".join(
+            f"field '{'.'.join(map(str, err['loc'])) or 'front matter'}': {err['msg']}" for err in e.errors()
+        )
+        raise PluginError(f"docs/{page.file.src_uri}: {problems}") from None
+
+
+def on_page_markdown(markdown, page, config, files, **kwargs):
+    lang = lang_of_src(page.file.src_uri)
+    meta = _validated(page)
+
+    def fill(m: re.Match) -> str:
+        name = m.group(1)
+        if name not in PLACEHOLDERS:
+            raise PluginError(
+                f"docs/{page.file.src_uri}: unknown placeholder <!-- handbook:{name} -->; known: {sorted(PLACEHOLDERS)}"
+            )
+        return PLACEHOLDERS[name](page, lang)
+
+    markdown = PLACEHOLDER.sub(fill, markdown)
+    if isinstance(meta, hp.FrontMatter):
+        block = render_meta(meta, lang)
+        m = H1.search(markdown)
+        markdown = markdown[: m.end()] + "\n\n" + block + "\n" + markdown[m.end() :] if m else block + "\n" + markdown
+    return markdown
