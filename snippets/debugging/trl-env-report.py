@@ -1,80 +1,81 @@
 """`trl env` in TRL 1.16: what the bug-report block contains and what it leaves out.
 
 Page: docs/debugging/trl-env-report.md (中文: docs/debugging/trl-env-report.zh.md)
-Run:  python snippets/debugging/trl-env-report.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# runs print_env() once: no model, ~0 s after imports
-SEEDS = (0, 1, 2)
-
-import contextlib
-import io
-
-
-def _report() -> dict[str, str]:
-    from trl.scripts.env import print_env  # what `trl env` calls
-
-    buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
-        print_env()
-    fields = {}
-    for line in buf.getvalue().splitlines():
-        if line.startswith("- ") and ":" in line:
-            key, _, value = line[2:].partition(":")
-            fields[key.strip()] = value.strip()
-    return fields
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """The seed's list of what `trl env` prints, checked line by line."""
-    fields = _report()
-    keys = " ".join(fields).lower()
-    return {
-        "OS / Python / PyTorch": all(k in fields for k in ("Platform", "Python version", "PyTorch version")),
-        "CUDA version": "cuda" in keys,
-        "flash-attn version": "flash" in keys,
-        "GPU count and model": "accelerator(s)" in fields,  # device names, one per device ("cpu" without one)
-        "accelerate config": "Accelerate config" in fields,
-        "HF token status": "token" in keys,
-    }
-# --8<-- [end:symptom]
-
-
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """What to paste: the block itself, plus the lines it does not print."""
-    import torch
+import importlib.metadata
 
-    import inspect
+import torch
 
-    import trl.cli.commands.env as cli_env
 
-    fields = _report()
-    cli_calls_print_env = "print_env()" in inspect.getsource(cli_env)  # `trl env` is a thin wrapper
-    extra = {"CUDA (torch build)": str(torch.version.cuda), "GPUs": str(torch.cuda.device_count())}
-    return {"fields": sorted(fields), "accelerator": fields.get("accelerator(s)"), "extra": extra,
-            "cli_calls_print_env": cli_calls_print_env}
+def missing_from_trl_env():
+    """The lines a GPU bug report needs that `trl env` does not print."""
+    try:
+        flash_attn = importlib.metadata.version("flash-attn")
+    except importlib.metadata.PackageNotFoundError:
+        flash_attn = "not installed"
+    return {
+        "CUDA (torch build)": torch.version.cuda,
+        "GPU count": torch.cuda.device_count(),
+        "flash-attn version": flash_attn,
+    }
+
+
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    seen, good = symptom(seed), fix(seed)
-    assert seen["OS / Python / PyTorch"] and seen["accelerate config"] and seen["GPU count and model"], seen
-    assert not seen["CUDA version"], "trl env now prints a CUDA version: update the page"
-    assert not seen["flash-attn version"], "trl env now prints flash-attn: update the page"
-    assert not seen["HF token status"], "trl env now prints HF token status: update the page"
-    assert good["cli_calls_print_env"], "the `trl env` command no longer calls trl.scripts.env.print_env"
-    for key in ("TRL version", "Transformers version", "Accelerate version", "Datasets version", "PEFT version",
-                "vLLM version", "bitsandbytes version", "DeepSpeed version", "Liger-Kernel version"):
-        assert key in good["fields"], f"trl env no longer prints {key!r}"
-    return (f"trl env prints {len(good['fields'])} fields (accelerator(s): {good['accelerator']}); "
-            "no CUDA version, no flash-attn, no HF token status")
-# --8<-- [end:verify]
+# --8<-- [start:evidence]
+import contextlib
+import io
 
+from trl.cli import main as trl_cli  # the function the `trl` command runs
+
+
+def trl_env():
+    """Run `trl env` in this process; return its exit code, its text and its `- key: value` lines."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exit_code = trl_cli(["env"])
+    fields = {}
+    for line in out.getvalue().splitlines():
+        if line.startswith("- ") and ":" in line:  # nested accelerate-config lines start with "  - "
+            key, _, value = line[2:].partition(":")
+            fields[key.strip()] = value.strip()
+    return exit_code, out.getvalue(), fields
+
+
+def check(seed: int = 0) -> str:
+    (command,) = importlib.metadata.entry_points(group="console_scripts", name="trl")
+    assert command.value == "trl.cli:main", f"claim: the `trl` command is trl.cli:main, got {command.value}"
+    exit_code, text, fields = trl_env()
+    assert exit_code == 0 and "Copy-paste the following information" in text, "claim: trl env prints the block"
+    present = {"Platform", "Python version", "PyTorch version", "accelerator(s)", "Accelerate config"}
+    assert present <= set(fields), f"claim: trl env prints {sorted(present - set(fields))}"
+    libraries = ["TRL", "Transformers", "Accelerate", "Datasets", "HF Hub", "PEFT", "vLLM", "bitsandbytes", "DeepSpeed"]
+    for name in libraries + ["Liger-Kernel"]:
+        assert f"{name} version" in fields, f"claim: trl env prints the {name} version"
+    keys = " ".join(fields).lower()
+    assert "cuda" not in keys, "claim: trl env prints no CUDA version"
+    assert "flash" not in keys, "claim: trl env prints no flash-attn version"
+    assert "token" not in keys, "claim: trl env says nothing about an HF token"
+    extra = missing_from_trl_env()
+    return f"trl env prints {len(fields)} fields (accelerator(s): {fields['accelerator(s)']}); add {extra}"
+
+
+def check_gpu(seed: int = 0) -> str:
+    """On a CUDA machine: the GPU model and count come only as the list of device names."""
+    _, _, fields = trl_env()
+    names = fields["accelerator(s)"].split(", ")
+    gpus = torch.cuda.device_count()
+    assert len(names) == gpus, f"claim: accelerator(s) names each of the {gpus} GPUs, got {names}"
+    assert names[0] == torch.cuda.get_device_name(0), f"claim: the names are the device names, got {names[0]}"
+    return f"accelerator(s): {fields['accelerator(s)']}; CUDA {torch.version.cuda} only from torch.version.cuda"
+
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

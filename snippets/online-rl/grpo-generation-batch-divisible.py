@@ -1,84 +1,102 @@
-"""The "global train batch size must be evenly divisible by num_generations" error, as TRL 1.16 words and checks it.
+"""The "batch size must be divisible by num_generations" error, as TRL 1.16 words and checks it.
 
 Page: docs/online-rl/grpo-generation-batch-divisible.md (中文: docs/online-rl/grpo-generation-batch-divisible.zh.md)
-Run:  python snippets/online-rl/grpo-generation-batch-divisible.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
+# --8<-- [start:symptom]
+import torch
+from trl import GRPOConfig
 
-SEEDS = (0, 1, 2)
 
-
-def _error(**overrides) -> str | None:
+def config_error(**kwargs):
     """The ValueError text GRPOConfig raises for these settings, or None if it accepts them."""
-    from trl import GRPOConfig
-
     try:
-        runner.config(GRPOConfig, **overrides)
+        GRPOConfig(bf16=torch.cuda.is_available(), **kwargs)
     except ValueError as e:
         return str(e)
     return None
 
 
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    # 1 process x 2 completions per device x 1 accumulation step = 2 completions per generation,
-    # which cannot hold whole groups of 3. GRPOConfig raises while it is built, before any model loads.
-    return {
-        "pdbs2_ng3": _error(per_device_train_batch_size=2, num_generations=3),
-        "ng1": _error(per_device_train_batch_size=2, num_generations=1),
-    }
+# 1 process x 2 completions per device x 1 accumulation step = 2 completions per generation: no room for
+# whole groups of 3. GRPOConfig raises while it is built, before any model loads.
+print(config_error(per_device_train_batch_size=2, num_generations=3))
+print(config_error(per_device_train_batch_size=2, num_generations=1))
 # --8<-- [end:symptom]
 
 
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """Make the *generation* batch a multiple of num_generations; any of these is accepted."""
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
-
-    accepted = {
-        "pdbs3": _error(per_device_train_batch_size=3, num_generations=3),
-        "steps_per_generation3": _error(per_device_train_batch_size=2, num_generations=3, steps_per_generation=3),
-        "generation_batch_size6": _error(per_device_train_batch_size=2, num_generations=3, generation_batch_size=6),
-        # the exact setup from huggingface/trl#2858, rejected by TRL 0.14/0.15, accepted now:
-        "trl2858": _error(per_device_train_batch_size=1, gradient_accumulation_steps=8, num_generations=8),
-    }
-    # And it trains: one optimizer step built from 4 micro-batches of 1 completion = 1 group of 4.
-    runner.setup(seed)
-    args = runner.config(
-        GRPOConfig, seed, per_device_train_batch_size=1, gradient_accumulation_steps=4, num_generations=4,
-        max_completion_length=4, max_steps=1,
-    )
-    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(4)])
-    trainer = GRPOTrainer(
-        model=runner.model_path(seed), reward_funcs=lambda completions, **kw: [float(len(c[0]["content"])) for c in completions],
-        args=args, train_dataset=prompts,
-    )
-    trainer.train()
-    return {"accepted": accepted, "generation_batch_size": args.generation_batch_size,
-            "steps_per_generation": args.steps_per_generation, "steps": trainer.state.global_step}
+# Make the *generation* batch a multiple of num_generations; each of these is accepted:
+FIXES = {
+    "bigger per-device batch": dict(per_device_train_batch_size=3, num_generations=3),
+    "more steps per generation": dict(per_device_train_batch_size=2, num_generations=3, steps_per_generation=3),
+    "explicit generation batch": dict(per_device_train_batch_size=2, num_generations=3, generation_batch_size=6),
+    # the setup from huggingface/trl#2858, rejected by TRL 0.14/0.15:
+    "batch 1, accumulate 8": dict(per_device_train_batch_size=1, gradient_accumulation_steps=8, num_generations=8),
+}
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    import inspect
+# --8<-- [start:evidence]
+import inspect
+import os
 
-    from trl.trainer import grpo_config, grpo_trainer
+from datasets import Dataset
+from transformers import set_seed
+from trl import GRPOTrainer
+from trl.trainer import grpo_config, grpo_trainer
 
-    bad, good = symptom(seed), fix(seed)
-    assert bad["pdbs2_ng3"] == "generation_batch_size (2) must be divisible by num_generations (3).", bad
-    assert bad["ng1"].startswith("GRPO requires at least 2 generations per prompt"), bad
-    assert all(err is None for err in good["accepted"].values()), good["accepted"]
-    assert (good["generation_batch_size"], good["steps_per_generation"], good["steps"]) == (4, 4, 1), good
-    # The message users paste from older TRL releases no longer exists in 1.16 source.
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+
+def answer_length(completions, **kwargs):
+    return [float(len(completion[0]["content"])) for completion in completions]
+
+
+def train_one_step(seed):
+    """One optimizer step built from 4 micro-batches of 1 completion: one group of 4."""
+    set_seed(seed)
+    args = GRPOConfig(
+        per_device_train_batch_size=1,
+        gradient_accumulation_steps=4,
+        num_generations=4,
+        max_completion_length=4,
+        max_steps=1,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+    )
+    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(4)])
+    trainer = GRPOTrainer(model=MODEL, reward_funcs=answer_length, args=args, train_dataset=prompts)
+    trainer.train()
+    return args, trainer
+
+
+def check(seed: int = 0) -> str:
+    error = config_error(per_device_train_batch_size=2, num_generations=3)
+    assert error == "generation_batch_size (2) must be divisible by num_generations (3).", (
+        f"claim: 1.16's text: {error}"
+    )
+    error_ng1 = config_error(per_device_train_batch_size=2, num_generations=1)
+    assert str(error_ng1).startswith("GRPO requires at least 2 generations per prompt"), (
+        f"claim: ng=1 fails: {error_ng1}"
+    )
+    errors = {name: config_error(**kwargs) for name, kwargs in FIXES.items()}
+    assert all(e is None for e in errors.values()), f"claim: every fix is accepted, got {errors}"
+
+    args, trainer = train_one_step(seed)
+    sizes = (args.generation_batch_size, args.steps_per_generation, trainer.state.global_step)
+    assert sizes == (4, 4, 1), f"claim: one generation batch of 4 is split over 4 micro-batches and trains: {sizes}"
+
     old = "must be evenly divisible by the number of generations per prompt"
     for module in (grpo_config, grpo_trainer):
-        assert old not in inspect.getsource(module), f"the old message is still in {module.__name__}"
-    return f"TRL 1.16 raises {bad['pdbs2_ng3']!r}; steps_per_generation / generation_batch_size / #2858's setup pass"
-# --8<-- [end:verify]
+        assert old not in inspect.getsource(module), f"claim: the old message is gone from {module.__name__}"
+    return f"TRL 1.16 raises {error!r}; {len(FIXES)} fixes accepted; batch 1 x 4 accumulation steps trains {sizes}"
 
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,21 +1,36 @@
 """GRPO has no `ref_model` argument: it reloads the reference from the policy's path, not from memory.
 
 Page: docs/online-rl/grpo-reference-reloaded-from-path.md (中文: docs/online-rl/grpo-reference-reloaded-from-path.zh.md)
-Run:  python snippets/online-rl/grpo-reference-reloaded-from-path.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
 
-# training runs cost > 1 s per seed, so the suite runs two seeds (seeds 0-2 pass; re-checked 2026-12-02)
-SEEDS = (0, 1)
+# --8<-- [start:fix]
+def save_sft_checkpoint(model, tokenizer, path):
+    """Write the SFT model out; start GRPO from this path, so its reference reloads these same weights."""
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path  # GRPOTrainer(model=path, ...)
 
 
-# --8<-- [start:run]
-def sft_in_memory(seed: int = 0):
-    """Stand-in for 'I fine-tuned the model in this process and pass the object on': weights changed, not saved."""
-    import torch
+# --8<-- [end:fix]
 
-    model, tokenizer = runner.load(seed)
+
+# --8<-- [start:evidence]
+import inspect
+import os
+import tempfile
+
+import torch
+from datasets import Dataset
+from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
+from trl import GRPOConfig, GRPOTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+
+def sft_in_memory(seed):
+    """Stand-in for 'I fine-tuned the model in this process': the weights change in memory, nothing is saved."""
+    model, tokenizer = AutoModelForCausalLM.from_pretrained(MODEL), AutoTokenizer.from_pretrained(MODEL)
     torch.manual_seed(seed)
     with torch.no_grad():
         for p in model.parameters():
@@ -23,59 +38,54 @@ def sft_in_memory(seed: int = 0):
     return model, tokenizer
 
 
-def first_step_kl(model, tokenizer, seed: int = 0) -> dict:
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
+def length_reward(completions, **kwargs):
+    return [float(len(completion[0]["content"])) for completion in completions]
 
-    runner.setup(seed)
-    data = Dataset.from_list([{"prompt": [{"role": "user", "content": "Say hi."}]}] * 4)
-    args = runner.config(GRPOConfig, seed, num_generations=4, per_device_train_batch_size=4,
-                         max_completion_length=8, max_steps=1, beta=0.04)
-    reward = lambda completions, **kw: [float(len(c[0]["content"])) for c in completions]  # noqa: E731
-    trainer = GRPOTrainer(model=model, processing_class=tokenizer, reward_funcs=reward, args=args,
-                          train_dataset=data)
+
+def first_step(model, tokenizer, seed):
+    """One GRPO step with a KL term (beta > 0); return the logged kl and where the reference was loaded from."""
+    set_seed(seed)
+    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": "Say hi."}]}] * 4)
+    args = GRPOConfig(
+        beta=0.04,
+        num_generations=4,
+        per_device_train_batch_size=4,
+        max_completion_length=8,
+        max_steps=1,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+    )
+    trainer = GRPOTrainer(
+        model=model, processing_class=tokenizer, reward_funcs=length_reward, args=args, train_dataset=prompts
+    )
     trainer.train()
-    return {"kl": runner.last(trainer, "kl"), "ref_path": trainer.ref_model.config._name_or_path}
-# --8<-- [end:run]
+    kl = [row["kl"] for row in trainer.state.log_history if "kl" in row]
+    return kl[0], trainer.ref_model.config._name_or_path
 
 
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    model, tokenizer = sft_in_memory(seed)
-    return first_step_kl(model, tokenizer, seed)  # reference = the ORIGINAL weights at model.name_or_path
-# --8<-- [end:symptom]
-
-
-# --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """Save the SFT checkpoint and start GRPO from that path: policy and reference are the same weights."""
-    import tempfile
-
-    from transformers import AutoModelForCausalLM
+def check(seed: int = 0) -> str:
+    assert "ref_model" not in inspect.signature(GRPOTrainer.__init__).parameters, (
+        "claim: GRPOTrainer takes no ref_model"
+    )
 
     model, tokenizer = sft_in_memory(seed)
-    ckpt = tempfile.mkdtemp(prefix="sft-ckpt-")
-    model.save_pretrained(ckpt)
-    tokenizer.save_pretrained(ckpt)
-    policy = AutoModelForCausalLM.from_pretrained(ckpt)  # or pass the string `ckpt` as model=
-    return first_step_kl(policy, tokenizer, seed)
-# --8<-- [end:fix]
+    kl, ref_path = first_step(model, tokenizer, seed)
+    assert ref_path == MODEL, f"claim: the reference is reloaded from the policy's original path, got {ref_path}"
+    assert kl > 1e-3, f"claim: in-memory SFT weights vs the reloaded reference differ at step 1: kl={kl}"
+
+    model, tokenizer = sft_in_memory(seed)  # the same SFT weights, this time saved first
+    with tempfile.TemporaryDirectory() as tmp:
+        fixed_kl, fixed_ref_path = first_step(save_sft_checkpoint(model, tokenizer, tmp), tokenizer, seed)
+    assert fixed_ref_path == tmp, f"claim: started from the checkpoint, the reference comes from it: {fixed_ref_path}"
+    assert fixed_kl == 0.0, f"claim: policy and reference from the same checkpoint give kl 0 at step 1, got {fixed_kl}"
+    return f"in-memory SFT weights: step-1 kl {kl:.4f} (reference from the original path); saved checkpoint: kl 0.0"
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    import inspect
-
-    from trl import GRPOTrainer
-
-    assert "ref_model" not in inspect.signature(GRPOTrainer.__init__).parameters, "GRPOTrainer gained ref_model"
-    bad, good = symptom(seed), fix(seed)
-    assert bad["ref_path"] == runner.model_path(seed), "the reference should be reloaded from the policy's path"
-    assert bad["kl"] > 1e-3, f"in-memory policy vs reloaded reference should differ at step 1: kl={bad['kl']}"
-    assert good["kl"] == 0.0, f"policy and reference from the same checkpoint: step-1 kl should be 0, got {good['kl']}"
-    return f"in-memory SFT weights: step-1 kl {bad['kl']:.4f} (reference reloaded from disk); saved checkpoint: kl 0.0"
-# --8<-- [end:verify]
-
+SEEDS = (0, 1)  # the test suite runs check() once per seed (two training runs per seed)
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,73 +1,88 @@
-"""Colocated vLLM in GRPO: the memory knobs and their defaults in TRL 1.16 (the OOM itself needs a GPU).
+"""Colocated vLLM in GRPO: which memory knobs exist, which mode they act in, and their defaults in TRL 1.16.
 
 Page: docs/online-rl/grpo-vllm-colocate-oom-knobs.md (中文: docs/online-rl/grpo-vllm-colocate-oom-knobs.zh.md)
-Run:  python snippets/online-rl/grpo-vllm-colocate-oom-knobs.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# fact checks only (~0 s)
-SEEDS = (0, 1, 2)
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """What `use_vllm=True` gives you if you set nothing else."""
-    from trl import GRPOConfig
-
-    cfg = runner.config(GRPOConfig, seed, use_vllm=True, per_device_train_batch_size=8)
-    return {k: getattr(cfg, k) for k in ("use_vllm", "vllm_mode", "vllm_gpu_memory_utilization",
-                                         "vllm_enable_sleep_mode", "vllm_max_model_length")}
-# --8<-- [end:symptom]
-
-
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """Leave the trainer room: a smaller vLLM share, sleep mode, a bounded context (or vllm_mode='server')."""
-    from trl import GRPOConfig
-
-    cfg = runner.config(GRPOConfig, seed, use_vllm=True, per_device_train_batch_size=8, vllm_mode="colocate",
-                       vllm_gpu_memory_utilization=0.2, vllm_enable_sleep_mode=True, vllm_max_model_length=1024)
-    return {k: getattr(cfg, k) for k in ("use_vllm", "vllm_mode", "vllm_gpu_memory_utilization",
-                                         "vllm_enable_sleep_mode", "vllm_max_model_length")}
+# Colocate mode (vLLM inside the training process, on its GPU): leave the trainer room.
+COLOCATE_FIX = dict(
+    use_vllm=True,
+    vllm_mode="colocate",
+    vllm_gpu_memory_utilization=0.2,  # vLLM's share of the GPU, weights + KV cache (default 0.3)
+    vllm_enable_sleep_mode=True,  # free vLLM's weights and cache while the trainer steps
+    vllm_max_model_length=1024,  # longest prompt + max_completion_length, not the model's full context
+)  # GRPOConfig(..., **COLOCATE_FIX)
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    from trl import GRPOConfig, RLOOConfig
+# --8<-- [start:evidence]
+import dataclasses
+import os
 
-    assert GRPOConfig.use_vllm is False, "use_vllm should be opt-in"
-    bad, good = symptom(seed), fix(seed)
-    assert bad["vllm_mode"] == "colocate", f"default vllm_mode changed: {bad['vllm_mode']}"
-    assert bad["vllm_gpu_memory_utilization"] == 0.3, f"default share changed: {bad['vllm_gpu_memory_utilization']}"
-    assert bad["vllm_enable_sleep_mode"] is False and bad["vllm_max_model_length"] is None
-    assert (RLOOConfig.vllm_mode, RLOOConfig.vllm_gpu_memory_utilization) == ("colocate", 0.3)
-    assert good["vllm_gpu_memory_utilization"] == 0.2 and good["vllm_enable_sleep_mode"] is True
-    return "use_vllm=True alone -> colocate, 30% of the GPU for vLLM, sleep mode off, context from the model config"
-# --8<-- [end:verify]
+import torch
+from datasets import Dataset
+from transformers import set_seed
+from trl import GRPOConfig, GRPOTrainer, RLOOConfig
+from trl.scripts.vllm_serve import ScriptArguments as VLLMServeArguments
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+COLOCATE_ONLY = "only applies when `vllm_mode` is set to `'colocate'`"
 
 
-# --8<-- [start:verify_vllm]
-def verify_vllm(seed: int = 0) -> str:
-    """On a GPU with vLLM: a colocated run with the fix settings trains and leaves memory for the trainer."""
-    import torch
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
+def check(seed: int = 0) -> str:
+    bf16 = torch.cuda.is_available()
+    assert GRPOConfig(bf16=bf16).use_vllm is False, "claim: vLLM is opt-in"
+    plain = GRPOConfig(use_vllm=True, bf16=bf16)  # what use_vllm=True alone gives
+    assert plain.vllm_mode == "colocate", f"claim: use_vllm=True alone means colocate mode, got {plain.vllm_mode}"
+    assert plain.vllm_gpu_memory_utilization == 0.3, "claim: colocated vLLM takes 30% of the GPU by default"
+    assert plain.vllm_enable_sleep_mode is False, "claim: sleep mode is off by default"
+    assert plain.vllm_max_model_length is None, "claim: the vLLM context comes from the model config by default"
+    for config in (GRPOConfig, RLOOConfig):
+        fields = {f.name: f for f in dataclasses.fields(config)}
+        for name in ("vllm_gpu_memory_utilization", "vllm_tensor_parallel_size"):
+            assert COLOCATE_ONLY in fields[name].metadata["help"], f"claim: {config.__name__}.{name} is colocate-only"
+        assert (fields["vllm_mode"].default, fields["vllm_gpu_memory_utilization"].default) == ("colocate", 0.3), (
+            f"claim: {config.__name__} has the same vLLM defaults"
+        )
+    serve = {f.name: f.default for f in dataclasses.fields(VLLMServeArguments)}
+    assert serve["gpu_memory_utilization"] == 0.9, "claim: in server mode the share is set on `trl vllm-serve` (0.9)"
+    GRPOConfig(**COLOCATE_FIX, bf16=bf16)  # the Fix block is a valid config (raises if a field is renamed)
+    return (
+        "use_vllm=True alone: colocate, vllm_gpu_memory_utilization 0.3 (colocate-only), sleep mode off, "
+        f"context from the model config; server mode: `trl vllm-serve` share {serve['gpu_memory_utilization']}"
+    )
 
-    runner.setup(seed)
-    data = Dataset.from_list([{"prompt": [{"role": "user", "content": "Say hi."}]}] * 8)
-    args = runner.config(GRPOConfig, seed, use_vllm=True, vllm_mode="colocate", vllm_gpu_memory_utilization=0.2,
-                         vllm_enable_sleep_mode=True, vllm_max_model_length=256, num_generations=4,
-                         per_device_train_batch_size=4, max_completion_length=16, max_steps=2)
-    reward = lambda completions, **kw: [float(len(c[0]["content"])) for c in completions]  # noqa: E731
-    trainer = GRPOTrainer(model=runner.model_path(seed), reward_funcs=reward, args=args, train_dataset=data)
+
+def check_vllm(seed: int = 0) -> str:
+    """On a GPU with vLLM installed: colocated vLLM with the Fix settings lives in this process and trains."""
+    set_seed(seed)
+    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": "Say hi."}]}] * 8)
+    args = GRPOConfig(
+        **COLOCATE_FIX,
+        num_generations=4,
+        per_device_train_batch_size=4,
+        max_completion_length=16,
+        max_steps=2,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=True,
+    )
+
+    def length_reward(completions, **kwargs):
+        return [float(len(completion[0]["content"])) for completion in completions]
+
+    trainer = GRPOTrainer(model=MODEL, reward_funcs=length_reward, args=args, train_dataset=prompts)
+    assert trainer.vllm_generation.llm is not None, "claim: colocate mode builds the vLLM engine in this process"
     trainer.train()
+    assert trainer.state.global_step == 2, "claim: colocated vLLM with the Fix settings trains"
     free, total = torch.cuda.mem_get_info()
-    assert trainer.state.global_step == 2
-    return f"colocated vLLM at 20% with sleep mode: 2 steps, {free / total:.0%} of the GPU still free"
-# --8<-- [end:verify_vllm]
+    return f"colocated vLLM at 20% with sleep mode: 2 steps on one GPU, {free / total:.0%} of it still free"
 
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed (config facts only, well under 1 s)
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -49,6 +49,7 @@ def train(reward_func, seed):
         max_completion_length=8,
         max_steps=2,
         logging_steps=1,
+        save_strategy="no",
         seed=seed,
         bf16=torch.cuda.is_available(),
     )
@@ -64,6 +65,7 @@ def check(seed: int = 0) -> str:
     assert all(math.isfinite(a) for a in advantages), "claim: zero-variance advantages are finite, not NaN"
     assert all(a == 0.0 for a in advantages), f"claim: zero-variance advantages are exactly 0, got {advantages[:4]}"
     assert [row["frac_reward_zero_std"] for row in logs] == [1.0, 1.0], "claim: frac_reward_zero_std logs 1.0"
+    assert [row["reward_std"] for row in logs] == [0.0, 0.0], "claim: reward_std logs 0"
     assert max(row["grad_norm"] for row in logs) == 0.0, "claim: an all-zero-advantage batch has zero gradient"
 
     fixed_logs, fixed_advantages = train(graded_reward, seed)

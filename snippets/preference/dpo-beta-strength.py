@@ -1,69 +1,98 @@
-"""What beta really changes in DPO: the reward scale and how fast the loss saturates, far more than how far
-the policy moves (log-ratio drift) in a short Adam run.
+"""What beta changes in DPO: the logged reward scale and how fast the loss saturates. A larger beta does move
+the policy a little less (smaller log-ratio gap), but far less than the learning rate does.
 
 Page: docs/preference/dpo-beta-strength.md (中文: docs/preference/dpo-beta-strength.zh.md)
-Run:  python snippets/preference/dpo-beta-strength.py
 """
-
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# two short DPO runs per seed (~2 s): two seeds keep the suite inside its budget
-SEEDS = (0, 1)
-
-from handbook.toydata import PREFERENCE_PAIRS as PAIRS  # (prompt, chosen, rejected)
-
-
-def train_dpo(seed: int, beta: float) -> dict:
-    from datasets import Dataset
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import DPOConfig, DPOTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path).to(runner.device())
-    data = Dataset.from_list([{"prompt": p, "chosen": c, "rejected": r} for p, c, r in PAIRS])
-    args = runner.config(DPOConfig, seed, beta=beta, per_device_train_batch_size=len(PAIRS))
-    trainer = DPOTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer)
-    trainer.train()
-    margins = runner.last(trainer, "rewards/margins")
-    return {
-        "loss": runner.history(trainer, "loss"),
-        "margins": margins,  # = beta * (chosen log-ratio - rejected log-ratio)
-        "logratio_gap": margins / beta,  # how far the policy really moved, beta divided out
-    }
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """A large beta (2.0): the run a user would call 'barely changes' / 'gap grows slowly' under the folklore."""
-    return train_dpo(seed, beta=2.0)
-# --8<-- [end:symptom]
 
 
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """The default beta 0.1. Compare log-ratios (rewards / beta), not raw rewards, across betas."""
-    return train_dpo(seed, beta=0.1)
+def logratio_gaps(trainer):
+    """rewards/margins / beta: the chosen-minus-rejected log-ratio, comparable across different betas."""
+    beta = trainer.args.beta
+    return [row["rewards/margins"] / beta for row in trainer.state.log_history if "rewards/margins" in row]
+
+
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    big, small = symptom(seed), fix(seed)
-    # rewards/margins is scaled by beta: large beta shows a much LARGER gap, not a slower one
-    assert big["margins"] > 5 * small["margins"], "rewards/margins should scale with beta"
-    # large beta drives the loss to ~0 quickly; small beta keeps it near ln 2 longer
-    assert big["loss"][-1] < 0.1 < 0.4 < small["loss"][-1], "large beta should saturate the sigmoid loss fast"
-    # ...yet the policy's actual movement from the reference (log-ratio gap) is of the same order
-    ratio = big["logratio_gap"] / small["logratio_gap"]
-    assert 0.6 < ratio <= 1.0, f"log-ratio drift should be similar, slightly smaller for large beta: ratio {ratio:.2f}"
-    return (
-        f"beta 2.0 vs 0.1: rewards/margins {big['margins']:.2f} vs {small['margins']:.2f}, final loss "
-        f"{big['loss'][-1]:.3f} vs {small['loss'][-1]:.3f}, log-ratio gap {big['logratio_gap']:.2f} vs {small['logratio_gap']:.2f}"
-    )
-# --8<-- [end:verify]
+# --8<-- [start:evidence]
+import os
 
+import torch
+from datasets import Dataset
+from transformers import set_seed
+from trl import DPOConfig, DPOTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+PAIRS = Dataset.from_list(
+    [
+        {
+            "prompt": "What is the capital of France?",
+            "chosen": " The capital of France is Paris.",
+            "rejected": " I do not know.",
+        },
+        {"prompt": "Two plus two equals", "chosen": " four.", "rejected": " nine maybe."},
+        {"prompt": "Answer yes or no.", "chosen": " Yes.", "rejected": " Maybe. I do not know."},
+        {
+            "prompt": "Write a short poem about the sea.",
+            "chosen": " The sea is wide, the waves are blue.",
+            "rejected": " No.",
+        },
+    ]
+)
+
+
+def train(beta, learning_rate, seed):
+    """Eight DPO steps on the four pairs (one batch per step); return the trainer."""
+    set_seed(seed)
+    args = DPOConfig(
+        beta=beta,
+        learning_rate=learning_rate,  # sized for an 8-step check; TRL's default 1e-6 barely moves a model in 8 steps
+        per_device_train_batch_size=4,
+        max_steps=8,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+    )
+    trainer = DPOTrainer(model=MODEL, args=args, train_dataset=PAIRS)
+    trainer.train()
+    return trainer
+
+
+def last(trainer, key):
+    """The last value TRL logged for `key`."""
+    return [row[key] for row in trainer.state.log_history if key in row][-1]
+
+
+def check(seed: int = 0) -> str:
+    big = train(beta=2.0, learning_rate=1e-3, seed=seed)
+    small = train(beta=0.1, learning_rate=1e-3, seed=seed)
+    slow = train(beta=0.1, learning_rate=1e-4, seed=seed)
+    margin = {"big": last(big, "rewards/margins"), "small": last(small, "rewards/margins")}
+    loss = {"big": last(big, "loss"), "small": last(small, "loss")}
+    gap_big, gap_small, gap_slow = logratio_gaps(big)[-1], logratio_gaps(small)[-1], logratio_gaps(slow)[-1]
+
+    assert margin["big"] > 5 * margin["small"], f"claim: rewards/margins scales with beta, got {margin}"
+    assert loss["big"] < 0.5 * loss["small"], f"claim: a larger beta drives the loss down faster, got {loss}"
+    assert gap_big < gap_small, f"claim: a larger beta moves the policy less, gaps {gap_big:.2f} vs {gap_small:.2f}"
+    assert gap_big > 0.5 * gap_small, (
+        f"claim: 20x beta changes the movement by less than 2x, {gap_big:.2f} vs {gap_small:.2f}"
+    )
+    assert gap_slow < 0.5 * gap_small, (
+        f"claim: 10x lower lr moves the policy far less, {gap_slow:.2f} vs {gap_small:.2f}"
+    )
+    return (
+        f"beta 2.0 vs 0.1 (lr 1e-3): rewards/margins {margin['big']:.2f} vs {margin['small']:.2f}, final loss "
+        f"{loss['big']:.3f} vs {loss['small']:.3f}, log-ratio gap {gap_big:.2f} vs {gap_small:.2f}; "
+        f"beta 0.1 at lr 1e-4: log-ratio gap {gap_slow:.2f}"
+    )
+
+
+SEEDS = (0, 1)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,85 +1,93 @@
-"""DPO with a far-too-high learning rate: held-out log-likelihood collapses (the "gibberish" symptom); a sane lr keeps it.
+"""DPO with a far-too-high learning rate: held-out log-likelihood collapses (the "gibberish" symptom) while the
+preference metrics look better than ever; DPOConfig's default learning rate keeps it.
 
 Page: docs/preference/dpo-gibberish-learning-rate.md (中文: docs/preference/dpo-gibberish-learning-rate.zh.md)
-Run:  python snippets/preference/dpo-gibberish-learning-rate.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
+# --8<-- [start:fix]
+LEARNING_RATE = 1e-6  # DPOConfig's default for full fine-tuning; LoRA runs usually tolerate about 5e-6
+# --8<-- [end:fix]
 
-# two short DPO runs per seed (~2 s): two seeds keep the suite inside its budget
-SEEDS = (0, 1)
 
-from handbook.toydata import PREFERENCE_PAIRS as PAIRS  # (prompt, chosen, rejected)
+# --8<-- [start:evidence]
+import dataclasses
+import os
+
+import torch
+from datasets import Dataset
+from transformers import set_seed
+from trl import DPOConfig, DPOTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+PAIRS = Dataset.from_list(
+    [
+        {
+            "prompt": "What is the capital of France?",
+            "chosen": " The capital of France is Paris.",
+            "rejected": " I do not know.",
+        },
+        {"prompt": "Two plus two equals", "chosen": " four.", "rejected": " nine maybe."},
+        {"prompt": "Answer yes or no.", "chosen": " Yes.", "rejected": " Maybe. I do not know."},
+        {
+            "prompt": "Write a short poem about the sea.",
+            "chosen": " The sea is wide, the waves are blue.",
+            "rejected": " No.",
+        },
+    ]
+)
 HELD_OUT = "The quick brown fox jumps over the lazy dog. RLHF trains a policy with a reward signal."
 
 
-def held_out_nll(model, tokenizer) -> float:
-    """Mean per-token negative log-likelihood of text the preference data never shows."""
-    import torch
-
+def held_out_nll(model, tokenizer):
+    """Mean per-token negative log-likelihood of a sentence the preference pairs never show."""
     ids = tokenizer(HELD_OUT, return_tensors="pt").input_ids.to(model.device)
     with torch.no_grad():
         return model(ids, labels=ids).loss.item()
 
 
-def train_dpo(seed: int, learning_rate: float) -> dict:
-    from datasets import Dataset
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import DPOConfig, DPOTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path).to(runner.device())
-    before = held_out_nll(model, tokenizer)
-    data = Dataset.from_list([{"prompt": p, "chosen": c, "rejected": r} for p, c, r in PAIRS])
-    args = runner.config(DPOConfig, seed, learning_rate=learning_rate, per_device_train_batch_size=len(PAIRS))
-    trainer = DPOTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer)
-    trainer.train()
-    return {
-        "nll_before": before,
-        "nll_after": held_out_nll(trainer.model, tokenizer),
-        "loss": runner.history(trainer, "loss"),
-        "margins": runner.last(trainer, "rewards/margins"),
-    }
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """A learning rate ~30x the one the tiny model tolerates (on a 7B model: 1e-4 instead of 1e-6)."""
-    return train_dpo(seed, learning_rate=3e-2)
-# --8<-- [end:symptom]
-
-
-# --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """Same data, same steps, learning rate lowered ~30x (on a real model: DPOConfig's default 1e-6, or 5e-7..5e-6)."""
-    return train_dpo(seed, learning_rate=1e-3)
-# --8<-- [end:fix]
-
-
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    import dataclasses
-
-    from trl import DPOConfig
-
-    default_lr = {f.name: f.default for f in dataclasses.fields(DPOConfig)}["learning_rate"]
-    assert default_lr == 1e-6, "DPOConfig's default learning rate is no longer 1e-6"
-    bad, good = symptom(seed), fix(seed)
-    bad_drift = bad["nll_after"] - bad["nll_before"]
-    good_drift = good["nll_after"] - good["nll_before"]
-    # the symptom: text the pairs never mention becomes much less likely (generations turn to noise)
-    assert bad_drift > 0.5, f"high lr should wreck held-out likelihood, NLL moved only {bad_drift:+.2f}"
-    assert abs(good_drift) < 0.1, f"sane lr should leave held-out likelihood alone, NLL moved {good_drift:+.2f}"
-    # both runs 'learn' the preference: the training metrics alone do not reveal the damage
-    assert bad["margins"] > 0 and good["margins"] > 0, "both runs should separate chosen from rejected"
-    return (
-        f"held-out NLL {bad['nll_before']:.2f}->{bad['nll_after']:.2f} at lr 3e-2 vs "
-        f"{good['nll_before']:.2f}->{good['nll_after']:.2f} at lr 1e-3; margins {bad['margins']:.2f} vs {good['margins']:.2f}"
+def train(learning_rate, seed):
+    """Eight DPO steps on the four pairs; return (held-out NLL before, after, last rewards/margins)."""
+    set_seed(seed)
+    args = DPOConfig(
+        learning_rate=learning_rate,
+        per_device_train_batch_size=4,
+        max_steps=8,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
     )
-# --8<-- [end:verify]
+    trainer = DPOTrainer(model=MODEL, args=args, train_dataset=PAIRS)
+    before = held_out_nll(trainer.model, trainer.processing_class)
+    trainer.train()
+    after = held_out_nll(trainer.model, trainer.processing_class)
+    margins = [row["rewards/margins"] for row in trainer.state.log_history if "rewards/margins" in row]
+    return before, after, margins[-1]
 
+
+def check(seed: int = 0) -> str:
+    default_lr = {f.name: f.default for f in dataclasses.fields(DPOConfig)}["learning_rate"]
+    assert default_lr == LEARNING_RATE, f"claim: DPOConfig's default learning rate is 1e-6, got {default_lr}"
+
+    bad_before, bad_after, bad_margin = train(3e-2, seed)  # far too high (sized to break the tiny test model)
+    good_before, good_after, good_margin = train(LEARNING_RATE, seed)
+    bad_drift, good_drift = bad_after - bad_before, good_after - good_before
+    assert bad_drift > 0.5, f"claim: a far-too-high lr wrecks held-out likelihood, NLL moved {bad_drift:+.3f}"
+    assert abs(good_drift) < 0.1, f"claim: the default lr leaves held-out likelihood alone, NLL moved {good_drift:+.3f}"
+    assert bad_margin > 0 and good_margin > 0, (
+        f"claim: both runs separate chosen from rejected, margins {bad_margin:.4f} / {good_margin:.4f}"
+    )
+    assert bad_margin > good_margin, "claim: the broken run looks better on rewards/margins"
+    return (
+        f"held-out NLL {bad_before:.2f}->{bad_after:.2f} at lr 3e-2 vs {good_before:.2f}->{good_after:.2f} at lr 1e-6; "
+        f"rewards/margins {bad_margin:.3f} vs {good_margin:.5f}"
+    )
+
+
+SEEDS = (0, 1)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

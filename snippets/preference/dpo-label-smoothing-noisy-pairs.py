@@ -2,89 +2,101 @@
 "sigmoid" loss it is silently ignored. Noisy pairs show on a trusted eval split, not on train accuracy.
 
 Page: docs/preference/dpo-label-smoothing-noisy-pairs.md (中文: docs/preference/dpo-label-smoothing-noisy-pairs.zh.md)
-Run:  python snippets/preference/dpo-label-smoothing-noisy-pairs.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# training runs cost > 1 s per seed, so the suite runs two seeds (seeds 0-2 pass; re-checked 2026-12-02)
-SEEDS = (0, 1)
-
-CLEAN = [
-    ("What is the capital of France?", " The capital of France is Paris.", " I do not know."),
-    ("Two plus two equals", " four.", " nine maybe."),
-    ("Answer yes or no.", " Yes.", " Maybe. I do not know."),
-    ("Write a short poem about the sea.", " The sea is wide, the waves are blue.", " No."),
-    ("Three times three is", " nine.", " twenty."),
-    ("Say hello.", " Hello world.", " I do not know."),
-]
-# one third of the pairs have chosen/rejected swapped: the "noisy preferences" of the folklore
-NOISY = [(p, r, c) if i % 3 == 0 else (p, c, r) for i, (p, c, r) in enumerate(CLEAN)]
-
-
-def train_dpo(seed: int, pairs, **overrides) -> dict:
-    from datasets import Dataset
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import DPOConfig, DPOTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path).to(runner.device())
-
-    def to_ds(rows):
-        return Dataset.from_list([{"prompt": p, "chosen": c, "rejected": r} for p, c, r in rows])
-
-    args = runner.config(DPOConfig, seed, per_device_train_batch_size=len(pairs), max_steps=6, **overrides)
-    trainer = DPOTrainer(
-        model=model, args=args, train_dataset=to_ds(pairs), eval_dataset=to_ds(CLEAN), processing_class=tokenizer
-    )
-    trainer.train()
-    ev = trainer.evaluate()
-    return {
-        "loss": runner.history(trainer, "loss"),
-        "train_accuracies": runner.history(trainer, "rewards/accuracies"),
-        "eval_accuracies": ev["eval_rewards/accuracies"],
-    }
-
-
 # --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """The folklore fix as usually typed: label_smoothing=0.1 with the default loss_type ("sigmoid")."""
-    return {
-        "plain": train_dpo(seed, NOISY),
-        "smoothed": train_dpo(seed, NOISY, label_smoothing=0.1),  # loss_type stays ["sigmoid"]
-    }
+FOLKLORE = dict(label_smoothing=0.1)  # as usually typed: loss_type stays ["sigmoid"], which never reads it
 # --8<-- [end:symptom]
 
 
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """Robust DPO: label_smoothing is the assumed flip rate, read only by loss_type="robust" (and exo_pair/aot*)."""
-    return train_dpo(seed, NOISY, loss_type="robust", label_smoothing=0.1)
+ROBUST = dict(loss_type="robust", label_smoothing=0.1)  # Robust DPO: label_smoothing is the assumed flip rate
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    bad, robust = symptom(seed), fix(seed)
-    # 1. with "sigmoid", label_smoothing changes nothing: the loss curves are identical
-    assert bad["plain"]["loss"] == bad["smoothed"]["loss"], "label_smoothing should be ignored by loss_type='sigmoid'"
-    # 2. with "robust" it does change the objective
-    assert robust["loss"] != bad["plain"]["loss"], "loss_type='robust' should read label_smoothing"
-    # 3. the first logged rewards/accuracies is 0.0 (policy == reference, ties count as wrong), so
-    #    "below the starting point" cannot be read off the first log line
-    assert bad["plain"]["train_accuracies"][0] == 0.0
-    # 4. noisy pairs are memorised like clean ones (train accuracy 1.0); the trusted split shows the damage
-    assert bad["plain"]["train_accuracies"][-1] == 1.0, "the flipped pairs should be learned as labelled"
-    assert bad["plain"]["eval_accuracies"] <= 0.75, "the trusted split should expose the flipped third"
-    return (
-        f"sigmoid loss with/without label_smoothing identical ({bad['plain']['loss'][-1]:.4f}); robust "
-        f"{robust['loss'][-1]:.4f}; trusted eval accuracy sigmoid {bad['plain']['eval_accuracies']:.2f} vs "
-        f"robust {robust['eval_accuracies']:.2f}"
-    )
-# --8<-- [end:verify]
+# --8<-- [start:evidence]
+import os
 
+import torch
+from datasets import Dataset
+from transformers import set_seed
+from trl import DPOConfig, DPOTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+CLEAN = [
+    {
+        "prompt": "What is the capital of France?",
+        "chosen": " The capital of France is Paris.",
+        "rejected": " I do not know.",
+    },
+    {"prompt": "Two plus two equals", "chosen": " four.", "rejected": " nine maybe."},
+    {"prompt": "Answer yes or no.", "chosen": " Yes.", "rejected": " Maybe. I do not know."},
+    {
+        "prompt": "Write a short poem about the sea.",
+        "chosen": " The sea is wide, the waves are blue.",
+        "rejected": " No.",
+    },
+    {"prompt": "Three times three is", "chosen": " nine.", "rejected": " twenty."},
+    {"prompt": "Say hello.", "chosen": " Hello world.", "rejected": " I do not know."},
+]
+# one pair in three has chosen and rejected swapped: the "noisy preferences" of the common advice
+NOISY = [
+    {**row, "chosen": row["rejected"], "rejected": row["chosen"]} if i % 3 == 0 else row for i, row in enumerate(CLEAN)
+]
+
+
+def train(seed, **overrides):
+    """Six DPO steps on the noisy pairs; evaluate on the correctly labelled ones. Return (log_history, eval)."""
+    set_seed(seed)
+    args = DPOConfig(
+        learning_rate=1e-3,  # sized for a 6-step check; TRL's default 1e-6 barely moves a model in 6 steps
+        per_device_train_batch_size=6,
+        max_steps=6,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+        **overrides,
+    )
+    trainer = DPOTrainer(
+        model=MODEL, args=args, train_dataset=Dataset.from_list(NOISY), eval_dataset=Dataset.from_list(CLEAN)
+    )
+    trainer.train()
+    return trainer.state.log_history, trainer.evaluate()
+
+
+def check(seed: int = 0) -> str:
+    plain_logs, plain_eval = train(seed)
+    smoothed_logs, _ = train(seed, **FOLKLORE)
+    robust_logs, robust_eval = train(seed, **ROBUST)
+    loss = {
+        name: [row["loss"] for row in logs if "loss" in row]
+        for name, logs in (("plain", plain_logs), ("smoothed", smoothed_logs), ("robust", robust_logs))
+    }
+    accuracies = [row["rewards/accuracies"] for row in plain_logs if "rewards/accuracies" in row]
+
+    assert loss["smoothed"] == loss["plain"], "claim: loss_type='sigmoid' ignores label_smoothing (identical losses)"
+    assert loss["robust"] != loss["plain"], "claim: loss_type='robust' reads label_smoothing (the loss changes)"
+    assert accuracies[0] == 0.0, (
+        f"claim: the first rewards/accuracies is 0.0 (policy == reference), got {accuracies[0]}"
+    )
+    assert accuracies[-1] == 1.0, f"claim: the flipped pairs are learned as labelled (train accuracy {accuracies[-1]})"
+    trusted = {"sigmoid": plain_eval["eval_rewards/accuracies"], "robust": robust_eval["eval_rewards/accuracies"]}
+    assert max(trusted.values()) <= 0.75, (
+        f"claim: the trusted split exposes the flipped third, even with robust: {trusted}"
+    )
+    return (
+        f"sigmoid loss with/without label_smoothing identical ({loss['plain'][-1]:.4f}); "
+        f"robust {loss['robust'][-1]:.4f}; "
+        f"train accuracy {accuracies[0]:.2f} -> {accuracies[-1]:.2f}; trusted eval accuracy sigmoid "
+        f"{trusted['sigmoid']:.2f} vs robust {trusted['robust']:.2f}"
+    )
+
+
+SEEDS = (0, 1)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,91 +1,118 @@
-"""DPO's default loss sums token log-ratios, so a pair's weight grows with answer length; in TRL 1.16 the
+"""DPO's default loss sums token log-ratios, so a pair's loss depends on answer length; in TRL 1.16 the
 length-normalised options are loss_type "sigmoid_norm"/"ipo" in DPOConfig, ld_alpha (LD-DPO), and SimPO in
 trl.experimental.cpo. "simpo" is not a DPOConfig loss_type.
 
 Page: docs/preference/dpo-length-bias-normalisation.md (中文: docs/preference/dpo-length-bias-normalisation.zh.md)
-Run:  python snippets/preference/dpo-length-bias-normalisation.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# four evaluation passes per seed (~1.5 s)
-SEEDS = (0, 1)
-
-from handbook.toydata import PREFERENCE_PAIRS as PAIRS  # (prompt, chosen, rejected)
-LONG = [(p, c * 4, r * 4) for p, c, r in PAIRS]  # same text, four times as many tokens
-
-
-def evaluate(seed: int, pairs, loss_type: str) -> dict:
-    """Loss and logged margin of a policy vs a *different* reference (so log-ratios are not all zero)."""
-    from datasets import Dataset
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import DPOConfig, DPOTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    policy = AutoModelForCausalLM.from_pretrained(path).to(runner.device())
-    reference = AutoModelForCausalLM.from_pretrained(runner.model_path(seed + 100)).to(runner.device())
-    data = Dataset.from_list([{"prompt": p, "chosen": c, "rejected": r} for p, c, r in pairs])
-    args = runner.config(DPOConfig, seed, beta=1.0, loss_type=[loss_type], per_device_eval_batch_size=len(pairs))
-    trainer = DPOTrainer(
-        model=policy, ref_model=reference, args=args, train_dataset=data, eval_dataset=data, processing_class=tokenizer
-    )
-    out = trainer.evaluate()
-    return {"loss": out["eval_loss"], "margins": out["eval_rewards/margins"]}
-
-
 # --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """Default loss_type "sigmoid": the same answers written 4x longer."""
-    return {"short": evaluate(seed, PAIRS, "sigmoid"), "long": evaluate(seed, LONG, "sigmoid")}
+SIMPO_IN_DPO = dict(loss_type="simpo")  # DPOConfig accepts it; DPOTrainer raises at the first loss computation
 # --8<-- [end:symptom]
 
 
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """loss_type="sigmoid_norm" divides each log-ratio by the completion's token count before the sigmoid.
-    (Alternatives: loss_type="ipo", ld_alpha=0.5, or CPOConfig(loss_type="simpo") from trl.experimental.cpo.)"""
-    return {"short": evaluate(seed, PAIRS, "sigmoid_norm"), "long": evaluate(seed, LONG, "sigmoid_norm")}
+NORMALISED = dict(loss_type="sigmoid_norm")  # or "ipo", or ld_alpha=0.5; SimPO: CPOConfig in trl.experimental.cpo
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    import dataclasses
-    import math
-    import warnings
+# --8<-- [start:evidence]
+import dataclasses
+import math
+import os
 
-    from trl import DPOConfig
+import torch
+from datasets import Dataset
+from transformers import set_seed
+from trl import DPOConfig, DPOTrainer
+from trl.experimental.cpo import CPOConfig
 
-    summed, normed = symptom(seed), fix(seed)
-    # rewards/* are logged as beta * SUMMED log-ratios for every loss type: 4x the tokens -> ~4x the margin
-    for run in (summed, normed):
-        ratio = run["long"]["margins"] / run["short"]["margins"]
-        assert 2.0 < ratio < 6.0, f"logged margin should scale with length, ratio {ratio:.2f}"
-    # the sigmoid loss moves with length; sigmoid_norm barely does
-    moved_sum = abs(summed["long"]["loss"] - summed["short"]["loss"])
-    moved_norm = abs(normed["long"]["loss"] - normed["short"]["loss"])
-    assert moved_sum > 5 * moved_norm, f"length moved the loss by {moved_sum:.4f} (sum) vs {moved_norm:.4f} (norm)"
-    assert abs(normed["long"]["loss"] - math.log(2)) < abs(summed["long"]["loss"] - math.log(2))
-    # where SimPO lives in 1.16
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from trl.experimental.cpo import CPOConfig
-    assert "simpo" in CPOConfig.__dataclass_fields__["loss_type"].metadata["choices"]
-    assert "simpo" not in DPOConfig.__dataclass_fields__["loss_type"].metadata["help"]
-    assert {"ld_alpha", "loss_type"} <= {f.name for f in dataclasses.fields(DPOConfig)}
-    try:  # DPOConfig accepts any string; DPOTrainer only rejects it at the first loss computation
-        evaluate(seed, PAIRS[:2], "simpo")
-        raise AssertionError("DPOTrainer accepted loss_type='simpo'")
-    except ValueError as e:
-        assert "Unknown loss type: simpo" in str(e), str(e)
-    return (
-        f"x4 length: sigmoid loss {summed['short']['loss']:.4f}->{summed['long']['loss']:.4f}, "
-        f"sigmoid_norm {normed['short']['loss']:.4f}->{normed['long']['loss']:.4f}"
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+SHORT = [
+    {
+        "prompt": "What is the capital of France?",
+        "chosen": " The capital of France is Paris.",
+        "rejected": " I do not know.",
+    },
+    {"prompt": "Two plus two equals", "chosen": " four.", "rejected": " nine maybe."},
+    {"prompt": "Answer yes or no.", "chosen": " Yes.", "rejected": " Maybe. I do not know."},
+    {
+        "prompt": "Write a short poem about the sea.",
+        "chosen": " The sea is wide, the waves are blue.",
+        "rejected": " No.",
+    },
+]
+LONG = [{**row, "chosen": row["chosen"] * 4, "rejected": row["rejected"] * 4} for row in SHORT]  # same text, 4x
+
+
+def train(seed):
+    """A few DPO steps on the short pairs, so the policy has moved away from its reference."""
+    set_seed(seed)
+    args = DPOConfig(
+        learning_rate=1e-3,  # sized so that a 4-step check moves the model
+        per_device_train_batch_size=4,
+        max_steps=4,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
     )
-# --8<-- [end:verify]
+    trainer = DPOTrainer(model=MODEL, args=args, train_dataset=Dataset.from_list(SHORT))
+    trainer.train()
+    return trainer
 
+
+def evaluate(trained, rows, **config):
+    """One evaluation pass of the trained policy against its reference, with the loss of `config`."""
+    data = Dataset.from_list(rows)
+    args = DPOConfig(per_device_eval_batch_size=4, save_strategy="no", bf16=torch.cuda.is_available(), **config)
+    trainer = DPOTrainer(
+        model=trained.model, ref_model=trained.ref_model, args=args, train_dataset=data, eval_dataset=data
+    )
+    out = trainer.evaluate()
+    return out["eval_loss"], out["eval_rewards/margins"]
+
+
+def check(seed: int = 0) -> str:
+    trained = train(seed)
+    sum_short, sum_short_margin = evaluate(trained, SHORT)
+    sum_long, sum_long_margin = evaluate(trained, LONG)
+    norm_short, norm_short_margin = evaluate(trained, SHORT, **NORMALISED)
+    norm_long, norm_long_margin = evaluate(trained, LONG, **NORMALISED)
+
+    assert (norm_short_margin, norm_long_margin) == (sum_short_margin, sum_long_margin), (
+        "claim: rewards/margins is logged from summed log-ratios whatever the loss type"
+    )
+    assert abs(sum_long_margin) > 2 * abs(sum_short_margin), (
+        f"claim: the summed margin grows with length, {sum_short_margin:.3f} -> {sum_long_margin:.3f}"
+    )
+    moved_sum, moved_norm = abs(sum_long - sum_short), abs(norm_long - norm_short)
+    assert moved_sum > 5 * moved_norm, (
+        f"claim: length moves the sigmoid loss far more than sigmoid_norm, {moved_sum:.4f} vs {moved_norm:.4f}"
+    )
+    assert abs(norm_long - math.log(2)) < abs(sum_long - math.log(2)), "claim: sigmoid_norm stays closer to ln 2"
+
+    assert "simpo" in CPOConfig.__dataclass_fields__["loss_type"].metadata["choices"], (
+        "claim: SimPO is a CPOConfig loss"
+    )
+    assert "simpo" not in DPOConfig.__dataclass_fields__["loss_type"].metadata["help"], "claim: not a DPOConfig loss"
+    assert "ld_alpha" in {f.name for f in dataclasses.fields(DPOConfig)}, "claim: ld_alpha is a DPOConfig field"
+    try:
+        evaluate(trained, SHORT[:2], **SIMPO_IN_DPO)
+    except ValueError as e:
+        error = str(e)
+    else:
+        error = ""
+    assert error.startswith("Unknown loss type: simpo"), f"claim: DPOTrainer rejects 'simpo' at the loss, got {error!r}"
+    return (
+        f"x4 length: sigmoid loss {sum_short:.4f}->{sum_long:.4f}, sigmoid_norm {norm_short:.4f}->{norm_long:.4f}, "
+        f"margins {sum_short_margin:.3f}->{sum_long_margin:.3f} for both; loss_type='simpo': ValueError"
+    )
+
+
+SEEDS = (0, 1)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,85 +1,99 @@
 """Where DPO's "double memory" comes from in TRL 1.16 and the two ways to drop the reference copy:
-a PEFT adapter (reference = adapter disabled) or precompute_ref_log_probs=True.
+a PEFT adapter (reference = adapter disabled) or precompute_ref_log_probs=True (outside FSDP no reference
+model is ever loaded: the policy computes the reference log-probs before training).
 
 Page: docs/preference/dpo-memory-reference-model.md (中文: docs/preference/dpo-memory-reference-model.zh.md)
-Run:  python snippets/preference/dpo-memory-reference-model.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# three trainer constructions (one precomputes log-probs) per seed (~1.5 s)
-SEEDS = (0, 1)
-
-PAIRS = [
-    ("What is the capital of France?", " Paris.", " I do not know."),
-    ("Two plus two equals", " four.", " nine maybe."),
-]
-
-
-def param_bytes(module) -> int:
-    return 0 if module is None else sum(p.numel() * p.element_size() for p in module.parameters())
-
-
-def build(seed: int, peft: bool = False, **overrides) -> dict:
-    from datasets import Dataset
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import DPOConfig, DPOTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path).to(runner.device())
-    peft_config = None
-    if peft:
-        from peft import LoraConfig
-
-        peft_config = LoraConfig(r=4, lora_alpha=8, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
-    data = Dataset.from_list([{"prompt": p, "chosen": c, "rejected": r} for p, c, r in PAIRS])
-    args = runner.config(DPOConfig, seed, max_steps=1, **overrides)
-    trainer = DPOTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer, peft_config=peft_config)
-    return {
-        "trainer": trainer,
-        "ref_model": trainer.ref_model,
-        "model_bytes": param_bytes(trainer.model),
-        "ref_bytes": param_bytes(trainer.ref_model),
-        "trainable": sum(p.numel() for p in trainer.model.parameters() if p.requires_grad),
-        "columns": trainer.train_dataset.column_names,
-    }
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """Full fine-tuning, ref_model=None: DPOTrainer loads a second full copy from the same path."""
-    return build(seed)
-# --8<-- [end:symptom]
-
-
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """(a) LoRA: no reference copy, the adapter is switched off for the reference pass.
-    (b) Full fine-tuning with precompute_ref_log_probs=True: reference log-probs are computed once, then dropped."""
-    return {"lora": build(seed, peft=True), "precompute": build(seed, precompute_ref_log_probs=True)}
+from peft import LoraConfig  # pip install "trl[peft]"
+
+# (a) LoRA: pass peft_config and no ref_model; the reference pass runs the same model with the adapter switched off
+LORA = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
+# (b) full fine-tuning: reference log-probs computed once, up front, by the policy itself (before any update)
+PRECOMPUTE = dict(precompute_ref_log_probs=True)
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    full, fixes = symptom(seed), fix(seed)
-    lora, pre = fixes["lora"], fixes["precompute"]
-    assert full["ref_model"] is not None and full["ref_bytes"] == full["model_bytes"], "full FT: a 2nd full copy"
-    assert lora["ref_model"] is None, "with a PEFT model DPOTrainer keeps no reference model"
-    assert lora["trainable"] < 0.1 * full["trainable"], "LoRA trains a small fraction of the weights"
-    assert pre["ref_model"] is None and {"ref_chosen_logps", "ref_rejected_logps"} <= set(pre["columns"])
-    total_full = full["model_bytes"] + full["ref_bytes"]
-    total_lora = lora["model_bytes"] + lora["ref_bytes"]
-    assert total_lora < 0.6 * total_full, "LoRA without a reference copy should roughly halve weight memory"
-    lora["trainer"].train()  # the reference pass (adapter disabled) really runs
-    return (
-        f"weights in memory: full FT {total_full / 1e6:.2f} MB (policy + ref), LoRA {total_lora / 1e6:.2f} MB "
-        f"(ref_model None), precompute {pre['model_bytes'] / 1e6:.2f} MB (ref_model None)"
-    )
-# --8<-- [end:verify]
+# --8<-- [start:evidence]
+import math
+import os
+from unittest import mock
 
+import torch
+import trl.trainer.dpo_trainer
+from datasets import Dataset
+from transformers import AutoModelForCausalLM, set_seed
+from trl import DPOConfig, DPOTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+PAIRS = Dataset.from_list(
+    [
+        {"prompt": "What is the capital of France?", "chosen": " Paris.", "rejected": " I do not know."},
+        {"prompt": "Two plus two equals", "chosen": " four.", "rejected": " nine maybe."},
+    ]
+)
+
+
+def build(seed, peft_config=None, **config):
+    """Construct a DPOTrainer; return it and how many models it loaded itself (the policy is passed as an object,
+    so every model DPOTrainer loads is a reference model)."""
+    set_seed(seed)
+    args = DPOConfig(
+        learning_rate=1e-3,  # sized so that the 3-step LoRA check below moves the adapter
+        max_steps=3,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+        **config,
+    )
+    policy = AutoModelForCausalLM.from_pretrained(MODEL)
+    loader = trl.trainer.dpo_trainer.create_model_from_path
+    with mock.patch.object(trl.trainer.dpo_trainer, "create_model_from_path", wraps=loader) as load:
+        trainer = DPOTrainer(model=policy, args=args, train_dataset=PAIRS, peft_config=peft_config)
+    return trainer, load.call_count
+
+
+def weight_bytes(module):
+    return 0 if module is None else sum(p.numel() * p.element_size() for p in module.parameters())
+
+
+def check(seed: int = 0) -> str:
+    full, full_loads = build(seed)
+    lora, lora_loads = build(seed, peft_config=LORA)
+    pre, pre_loads = build(seed, **PRECOMPUTE)
+    total = {name: weight_bytes(t.model) + weight_bytes(t.ref_model) for name, t in (("full", full), ("lora", lora))}
+    trainable = {
+        name: sum(p.numel() for p in t.model.parameters() if p.requires_grad)
+        for name, t in (("full", full), ("lora", lora))
+    }
+
+    assert full_loads == 1 and weight_bytes(full.ref_model) == weight_bytes(full.model), (
+        "claim: full fine-tuning loads a second, full-size copy as reference"
+    )
+    assert lora_loads == 0 and lora.ref_model is None, "claim: with a PEFT model DPOTrainer loads no reference model"
+    assert trainable["lora"] < 0.1 * trainable["full"], "claim: LoRA trains a small fraction of the weights"
+    assert total["lora"] < 0.6 * total["full"], f"claim: LoRA without a reference copy ~halves weight memory: {total}"
+    assert pre_loads == 0 and pre.ref_model is None, "claim: precompute_ref_log_probs never loads a reference model"
+    assert {"ref_chosen_logps", "ref_rejected_logps"} <= set(pre.train_dataset.column_names), (
+        "claim: the reference log-probs are stored in the dataset"
+    )
+    lora.train()  # three steps: the adapter-off reference pass really runs
+    losses = [row["loss"] for row in lora.state.log_history if "loss" in row]
+    assert abs(losses[0] - math.log(2)) < 1e-4, f"claim: at step 0 policy and reference agree (ln 2): {losses}"
+    assert losses[-1] < math.log(2) - 1e-4, f"claim: the reference stays put while the adapter learns: {losses}"
+    return (
+        f"reference models loaded: full {full_loads}, LoRA {lora_loads}, precompute {pre_loads}; weights in memory: "
+        f"full {total['full'] / 1e6:.2f} MB (policy + ref), LoRA {total['lora'] / 1e6:.2f} MB, "
+        f"precompute {weight_bytes(pre.model) / 1e6:.2f} MB; LoRA loss {losses[0]:.4f} -> {losses[-1]:.4f}"
+    )
+
+
+SEEDS = (0, 1)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,119 +1,107 @@
-"""DPO with neither `ref_model` nor PEFT: no NaN in TRL 1.16, but the reference is reloaded from disk.
+"""DPO with neither `ref_model` nor PEFT: no NaN in TRL 1.16, but the reference is reloaded from disk, so a
+policy edited in memory starts against a stale reference.
 
 Page: docs/preference/dpo-no-ref-model.md (中文: docs/preference/dpo-no-ref-model.zh.md)
-Run:  python snippets/preference/dpo-no-ref-model.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-SEEDS = (0, 1, 2)
-
-
-# --8<-- [start:run]
-def pairs():
-    from datasets import Dataset
-
-    return Dataset.from_list(
-        [
-            {"prompt": "What is two plus two?", "chosen": " Four.", "rejected": " Five."},
-            {"prompt": "Capital of France?", "chosen": " Paris.", "rejected": " Rome."},
-        ]
-        * 4
-    )
-
-
-def first_step(model, seed: int = 0, **trainer_kwargs) -> dict:
-    """One DPO step; return the first logged loss/margin and the trainer."""
-    from trl import DPOConfig, DPOTrainer
-
-    args = runner.config(DPOConfig, seed, max_steps=1)
-    trainer = DPOTrainer(model=model, args=args, train_dataset=pairs(), **trainer_kwargs)
-    trainer.train()
-    return {
-        "loss": runner.last(trainer, "loss"),
-        "margin": runner.last(trainer, "rewards/margins"),
-        "has_ref_copy": trainer.ref_model is not None,
-    }
-# --8<-- [end:run]
-
-
-# --8<-- [start:fact]
-def no_ref_no_peft(seed: int = 0) -> dict:
-    """What the seed says is NaN: a fresh model, no ref_model, no peft_config."""
-    runner.setup(seed)
-    return first_step(runner.model_path(seed), seed)
-# --8<-- [end:fact]
-
-
 # --8<-- [start:symptom]
-def edited_in_memory(seed: int = 0) -> dict:
-    """The real trap: the policy was changed in this process (an SFT step you did not save, a merge, a
-    patch) and DPO builds its reference by reloading `config._name_or_path` from disk."""
-    import torch
-    from transformers import AutoModelForCausalLM
+import os
 
-    runner.setup(seed)
-    model = AutoModelForCausalLM.from_pretrained(runner.model_path(seed))
-    with torch.no_grad():  # stand-in for "I fine-tuned it a bit before DPO, in the same script"
-        for p in model.parameters():
-            p.add_(torch.randn_like(p) * 0.05)
-    return first_step(model, seed)
+import torch
+from transformers import AutoModelForCausalLM, AutoTokenizer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+
+def edited_in_memory():
+    """Stand-in for "I fine-tuned it a bit before DPO, in the same script, and did not save it"."""
+    model = AutoModelForCausalLM.from_pretrained(MODEL)
+    with torch.no_grad():
+        for param in model.parameters():
+            param.mul_(1 + 0.1 * torch.randn_like(param))
+    return model
+
+
 # --8<-- [end:symptom]
 
 
 # --8<-- [start:fix]
-def saved_first(seed: int = 0) -> dict:
-    """Save the edited policy and hand DPO the path: policy and reference now start identical."""
-    import tempfile
-
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    runner.setup(seed)
-    model = AutoModelForCausalLM.from_pretrained(runner.model_path(seed))
-    with torch.no_grad():
-        for p in model.parameters():
-            p.add_(torch.randn_like(p) * 0.05)
-    path = tempfile.mkdtemp(prefix="sft-out-")
-    model.save_pretrained(path)
-    AutoTokenizer.from_pretrained(runner.model_path(seed)).save_pretrained(path)
-    return first_step(path, seed)
+def save_for_dpo(model, tokenizer, directory):
+    """Save the policy you want DPO to start from; pass the returned path as DPOTrainer(model=...)."""
+    model.save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
 
 
-def same_object_is_refused(seed: int = 0) -> str:
-    """Passing the policy as its own reference is refused up front."""
-    from transformers import AutoModelForCausalLM
-
-    runner.setup(seed)
-    model = AutoModelForCausalLM.from_pretrained(runner.model_path(seed))
-    try:
-        first_step(model, seed, ref_model=model)
-    except ValueError as e:
-        return str(e)
-    return ""
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    import math
+# --8<-- [start:evidence]
+import math
+import tempfile
 
-    fresh, edited, saved = no_ref_no_peft(seed), edited_in_memory(seed), saved_first(seed)
+from datasets import Dataset
+from transformers import set_seed
+from trl import DPOConfig, DPOTrainer
+
+PAIRS = Dataset.from_list(
+    [
+        {"prompt": "What is two plus two?", "chosen": " Four.", "rejected": " Five."},
+        {"prompt": "Capital of France?", "chosen": " Paris.", "rejected": " Rome."},
+    ]
+    * 4
+)
+
+
+def first_step(model, seed, **trainer_kwargs):
+    """One DPO step; return the first logged loss and margin, and whether TRL built a reference copy."""
+    args = DPOConfig(max_steps=1, logging_steps=1, save_strategy="no", seed=seed, bf16=torch.cuda.is_available())
+    trainer = DPOTrainer(model=model, args=args, train_dataset=PAIRS, **trainer_kwargs)
+    trainer.train()
+    first = trainer.state.log_history[0]
+    return first["loss"], first["rewards/margins"], trainer.ref_model is not None
+
+
+def check(seed: int = 0) -> str:
     ln2 = math.log(2)
-    assert fresh["has_ref_copy"], "without PEFT, TRL 1.16 should build a separate reference model"
-    assert math.isfinite(fresh["loss"]) and abs(fresh["loss"] - ln2) < 1e-4, f"first loss {fresh['loss']}, not ln 2"
-    assert abs(fresh["margin"]) < 1e-4, "policy == reference at step 1, so the reward margin must be 0"
-    assert abs(edited["loss"] - ln2) > 10 * abs(saved["loss"] - ln2), "reloaded reference should differ"
-    assert abs(edited["margin"]) > 10 * max(abs(saved["margin"]), 1e-6)
-    assert abs(saved["loss"] - ln2) < 1e-4
-    assert "cannot be the same object" in same_object_is_refused(seed)
-    return (
-        f"no ref, no PEFT: first loss {fresh['loss']:.4f} (= ln 2, finite); edited in memory: "
-        f"first loss {edited['loss']:.4f}, margin {edited['margin']:+.3g}; saved then passed by path: "
-        f"{saved['loss']:.4f}, margin {saved['margin']:+.1g}"
-    )
-# --8<-- [end:verify]
+    set_seed(seed)
+    fresh_loss, fresh_margin, has_ref_copy = first_step(MODEL, seed)  # no ref_model, no peft_config
+    assert has_ref_copy, "claim: without PEFT, TRL builds a separate reference model"
+    assert math.isfinite(fresh_loss) and abs(fresh_loss - ln2) < 1e-4, f"claim: first loss is ln 2, got {fresh_loss}"
+    assert abs(fresh_margin) < 1e-4, f"claim: policy == reference at step 1, margin 0, got {fresh_margin}"
 
+    set_seed(seed)
+    edited_loss, edited_margin, _ = first_step(edited_in_memory(), seed)
+    set_seed(seed)
+    with tempfile.TemporaryDirectory() as directory:
+        path = save_for_dpo(edited_in_memory(), AutoTokenizer.from_pretrained(MODEL), directory)
+        saved_loss, saved_margin, _ = first_step(path, seed)
+    assert abs(saved_loss - ln2) < 1e-4, f"claim: saved and passed by path, the first loss is ln 2, got {saved_loss}"
+    assert abs(edited_loss - ln2) > 10 * max(abs(saved_loss - ln2), 1e-6), (
+        f"claim: an in-memory edit meets a stale reference: first loss {edited_loss:.4f}"
+    )
+    assert abs(edited_margin) > 10 * max(abs(saved_margin), 1e-6), (
+        f"claim: an in-memory edit gives a non-zero margin before any update: {edited_margin:.3g}"
+    )
+
+    model = AutoModelForCausalLM.from_pretrained(MODEL)
+    try:
+        first_step(model, seed, ref_model=model)
+    except ValueError as e:
+        refused = str(e)
+    else:
+        refused = ""
+    assert "cannot be the same object" in refused, "claim: the policy cannot be its own ref_model"
+    return (
+        f"no ref, no PEFT: first loss {fresh_loss:.4f} (= ln 2, finite); edited in memory: first loss "
+        f"{edited_loss:.4f}, margin {edited_margin:+.3g}; saved then passed by path: {saved_loss:.4f}, "
+        f"margin {saved_margin:+.1g}"
+    )
+
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -2,83 +2,104 @@
 log-ratio gap than clearly different ones. GRPO, by contrast, consumes reward functions, not pairs.
 
 Page: docs/preference/dpo-preference-gap-grpo-noise.md (中文: docs/preference/dpo-preference-gap-grpo-noise.zh.md)
-Run:  python snippets/preference/dpo-preference-gap-grpo-noise.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# two short DPO runs per seed (~2 s): two seeds keep the suite inside its budget
-SEEDS = (0, 1)
-
-CLEAR = [
-    ("What is the capital of France?", " The capital of France is Paris.", " I do not know."),
-    ("Two plus two equals", " four.", " nine maybe."),
-    ("Answer yes or no.", " Yes.", " Maybe. I do not know."),
-    ("Write a short poem about the sea.", " The sea is wide, the waves are blue.", " No."),
-]
-# same prompts, chosen and rejected differ by one word at the end
-NEAR_IDENTICAL = [
-    ("What is the capital of France?", " The capital of France is Paris.", " The capital of France is Rome."),
-    ("Two plus two equals", " Two plus two equals four.", " Two plus two equals nine."),
-    ("Answer yes or no.", " Answer: yes.", " Answer: no."),
-    ("Write a short poem about the sea.", " The sea is wide, the waves are blue.", " The sea is wide, the waves are red."),
-]
-
-
-def train_dpo(seed: int, pairs) -> dict:
-    from datasets import Dataset
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import DPOConfig, DPOTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path).to(runner.device())
-    data = Dataset.from_list([{"prompt": p, "chosen": c, "rejected": r} for p, c, r in pairs])
-    args = runner.config(DPOConfig, seed, per_device_train_batch_size=len(pairs))
-    trainer = DPOTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer)
-    trainer.train()
-    return {
-        "logratio_gap": runner.last(trainer, "rewards/margins") / args.beta,
-        "loss": runner.last(trainer, "loss"),
-        "accuracies": runner.last(trainer, "rewards/accuracies"),
-    }
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """Pairs whose answers are almost the same: the shared tokens cancel exactly in chosen - rejected."""
-    return train_dpo(seed, NEAR_IDENTICAL)
-# --8<-- [end:symptom]
-
-
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """Pairs with a clear difference (after filtering out near-ties, e.g. by a reward-model score gap)."""
-    return train_dpo(seed, CLEAR)
+import difflib
+
+
+def drop_near_ties(dataset, max_similarity=0.75):
+    """Keep only pairs whose chosen and rejected texts are clearly different (character-level similarity)."""
+    return dataset.filter(
+        lambda row: difflib.SequenceMatcher(None, row["chosen"], row["rejected"]).ratio() < max_similarity
+    )
+
+
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    import inspect
+# --8<-- [start:evidence]
+import inspect
+import os
 
-    from trl import GRPOTrainer
+import torch
+from datasets import Dataset
+from transformers import set_seed
+from trl import DPOConfig, DPOTrainer, GRPOTrainer
 
-    near, clear = symptom(seed), fix(seed)
-    assert near["accuracies"] == clear["accuracies"] == 1.0, "both sets are learned in the direction of the labels"
-    assert near["logratio_gap"] < 0.6 * clear["logratio_gap"], (
-        f"near-identical pairs should move the policy less: {near['logratio_gap']:.2f} vs {clear['logratio_gap']:.2f}"
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+CLEAR = [
+    {
+        "prompt": "What is the capital of France?",
+        "chosen": " The capital of France is Paris.",
+        "rejected": " I do not know.",
+    },
+    {"prompt": "Two plus two equals", "chosen": " four.", "rejected": " nine maybe."},
+    {"prompt": "Answer yes or no.", "chosen": " Yes.", "rejected": " Maybe. I do not know."},
+    {
+        "prompt": "Write a short poem about the sea.",
+        "chosen": " The sea is wide, the waves are blue.",
+        "rejected": " No.",
+    },
+]
+# the same prompts; chosen and rejected differ by one word at the end
+NEAR_IDENTICAL = [
+    {
+        "prompt": "What is the capital of France?",
+        "chosen": " The capital of France is Paris.",
+        "rejected": " The capital of France is Rome.",
+    },
+    {"prompt": "Two plus two equals", "chosen": " Two plus two equals four.", "rejected": " Two plus two equals nine."},
+    {"prompt": "Answer yes or no.", "chosen": " Answer: yes.", "rejected": " Answer: no."},
+    {
+        "prompt": "Write a short poem about the sea.",
+        "chosen": " The sea is wide, the waves are blue.",
+        "rejected": " The sea is wide, the waves are red.",
+    },
+]
+
+
+def train(dataset, seed):
+    """Eight DPO steps on four pairs; return the last log line."""
+    set_seed(seed)
+    args = DPOConfig(
+        learning_rate=1e-3,  # sized for an 8-step check; TRL's default 1e-6 barely moves a model in 8 steps
+        per_device_train_batch_size=4,
+        max_steps=8,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
     )
-    assert near["loss"] > clear["loss"], "and leave more loss on the table after the same steps"
-    # GRPO is fed prompts and reward functions; there is no chosen/rejected input to be noisy
-    assert "reward_funcs" in inspect.signature(GRPOTrainer.__init__).parameters
+    trainer = DPOTrainer(model=MODEL, args=args, train_dataset=dataset)
+    trainer.train()
+    last = [row for row in trainer.state.log_history if "rewards/margins" in row][-1]
+    return {**last, "logratio_gap": last["rewards/margins"] / args.beta}
+
+
+def check(seed: int = 0) -> str:
+    kept = drop_near_ties(Dataset.from_list(CLEAR + NEAR_IDENTICAL))
+    assert kept["chosen"] == [row["chosen"] for row in CLEAR], f"claim: the filter drops exactly the near-ties: {kept}"
+
+    near = train(Dataset.from_list(NEAR_IDENTICAL), seed)
+    clear = train(kept, seed)
+    assert near["rewards/accuracies"] == clear["rewards/accuracies"] == 1.0, "claim: both sets are learned as labelled"
+    assert near["logratio_gap"] < 0.6 * clear["logratio_gap"], (
+        f"claim: near-identical pairs move the policy less: {near['logratio_gap']:.2f} vs {clear['logratio_gap']:.2f}"
+    )
+    assert near["loss"] > clear["loss"], "claim: near-identical pairs leave more loss after the same steps"
+    params = inspect.signature(GRPOTrainer.__init__).parameters
+    assert "reward_funcs" in params, "claim: GRPOTrainer is driven by reward functions"
     return (
         f"log-ratio gap after 8 steps: near-identical {near['logratio_gap']:.2f} vs clear {clear['logratio_gap']:.2f}; "
         f"loss {near['loss']:.3f} vs {clear['loss']:.3f}"
     )
-# --8<-- [end:verify]
 
+
+SEEDS = (0, 1)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,81 +1,91 @@
-"""Flipped preference data looks healthy on the training metrics; only a trusted eval set shows margins < 0.
+"""Flipped preference data looks healthy on the training metrics; only a trusted eval split shows margins < 0.
 
 Page: docs/preference/dpo-rewards-both-move.md (中文: docs/preference/dpo-rewards-both-move.zh.md)
-Run:  python snippets/preference/dpo-rewards-both-move.py
 """
-
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# two short DPO runs per seed (~2 s): two seeds keep the suite inside its budget
-SEEDS = (0, 1)
-
-from handbook.toydata import PREFERENCE_PAIRS as PAIRS  # (prompt, chosen, rejected)
-
-
-def train_dpo(seed: int, train_pairs, trusted_pairs) -> dict:
-    from datasets import Dataset
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import DPOConfig, DPOTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path).to(runner.device())
-
-    def to_ds(pairs):
-        return Dataset.from_list([{"prompt": p, "chosen": c, "rejected": r} for p, c, r in pairs])
-
-    args = runner.config(DPOConfig, seed, per_device_train_batch_size=len(train_pairs))
-    trainer = DPOTrainer(
-        model=model, args=args, train_dataset=to_ds(train_pairs), eval_dataset=to_ds(trusted_pairs),
-        processing_class=tokenizer,
-    )
-    trainer.train()
-    ev = trainer.evaluate()  # logs eval_rewards/* on the trusted (correctly labelled) pairs
-    return {
-        "train_margins": runner.history(trainer, "rewards/margins"),
-        "train_accuracies": runner.last(trainer, "rewards/accuracies"),
-        "train_chosen": runner.last(trainer, "rewards/chosen"),
-        "train_rejected": runner.last(trainer, "rewards/rejected"),
-        "eval_margins": ev["eval_rewards/margins"],
-        "eval_accuracies": ev["eval_rewards/accuracies"],
-    }
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """Every pair has chosen and rejected swapped (a column mix-up during data preparation)."""
-    flipped = [(p, r, c) for p, c, r in PAIRS]
-    return train_dpo(seed, flipped, trusted_pairs=PAIRS)
-# --8<-- [end:symptom]
 
 
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """Correct labels. Health is judged on rewards/margins + rewards/accuracies of a trusted eval split,
-    not on whether rewards/chosen goes up."""
-    return train_dpo(seed, PAIRS, trusted_pairs=PAIRS)
+def trusted_metrics(trainer, trusted_pairs):
+    """Preference metrics on pairs you labelled yourself: accuracy well below 0.5 means the labels are swapped."""
+    out = trainer.evaluate(eval_dataset=trusted_pairs)
+    return out["eval_rewards/margins"], out["eval_rewards/accuracies"]
+
+
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    bad, good = symptom(seed), fix(seed)
-    for run in (bad, good):
-        # on the TRAINING metrics both runs look the same: margin grows, accuracy 1.0, chosen up, rejected down
-        assert run["train_margins"][-1] > run["train_margins"][1] > 0, "train margin should grow in both runs"
-        assert run["train_accuracies"] == 1.0, "train rewards/accuracies should reach 1.0 in both runs"
-        assert run["train_chosen"] > 0 > run["train_rejected"], "the train-metric picture should be identical"
-    # only the trusted eval split tells them apart
-    assert bad["eval_margins"] < 0 and bad["eval_accuracies"] <= 0.25, f"flipped data: eval margin {bad['eval_margins']:.3f}"
-    assert good["eval_margins"] > 0 and good["eval_accuracies"] >= 0.75, f"clean data: eval margin {good['eval_margins']:.3f}"
-    return (
-        f"train margins {bad['train_margins'][-1]:.2f} (flipped) vs {good['train_margins'][-1]:.2f} (clean), "
-        f"but eval_rewards/margins {bad['eval_margins']:+.2f} vs {good['eval_margins']:+.2f}, "
-        f"eval_rewards/accuracies {bad['eval_accuracies']:.2f} vs {good['eval_accuracies']:.2f}"
-    )
-# --8<-- [end:verify]
+# --8<-- [start:evidence]
+import os
 
+import torch
+from datasets import Dataset
+from transformers import set_seed
+from trl import DPOConfig, DPOTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+PAIRS = [
+    {
+        "prompt": "What is the capital of France?",
+        "chosen": " The capital of France is Paris.",
+        "rejected": " I do not know.",
+    },
+    {"prompt": "Two plus two equals", "chosen": " four.", "rejected": " nine maybe."},
+    {"prompt": "Answer yes or no.", "chosen": " Yes.", "rejected": " Maybe. I do not know."},
+    {
+        "prompt": "Write a short poem about the sea.",
+        "chosen": " The sea is wide, the waves are blue.",
+        "rejected": " No.",
+    },
+]
+# a column mix-up during data preparation: every pair has chosen and rejected swapped
+FLIPPED = [{**row, "chosen": row["rejected"], "rejected": row["chosen"]} for row in PAIRS]
+
+
+def train(rows, seed):
+    """Eight DPO steps; return the training log lines and the metrics on the correctly labelled pairs."""
+    set_seed(seed)
+    args = DPOConfig(
+        learning_rate=1e-3,  # sized for an 8-step check; TRL's default 1e-6 barely moves a model in 8 steps
+        per_device_train_batch_size=4,
+        max_steps=8,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+    )
+    trainer = DPOTrainer(model=MODEL, args=args, train_dataset=Dataset.from_list(rows))
+    trainer.train()
+    logs = [row for row in trainer.state.log_history if "rewards/margins" in row]
+    return logs, trusted_metrics(trainer, Dataset.from_list(PAIRS))
+
+
+def check(seed: int = 0) -> str:
+    runs = {"flipped": train(FLIPPED, seed), "clean": train(PAIRS, seed)}
+    for name, (logs, _) in runs.items():
+        margins = [row["rewards/margins"] for row in logs]
+        assert margins[-1] > margins[1] > 0, f"claim: the train margin grows in the {name} run: {margins}"
+        assert logs[-1]["rewards/accuracies"] == 1.0, f"claim: train accuracy reaches 1.0 in the {name} run"
+        assert logs[-1]["rewards/chosen"] > 0 > logs[-1]["rewards/rejected"], (
+            f"claim: chosen up, rejected down in the {name} run too"
+        )
+    (flipped_logs, (flipped_margin, flipped_acc)), (clean_logs, (clean_margin, clean_acc)) = runs.values()
+    assert flipped_margin < 0 and flipped_acc <= 0.25, (
+        f"claim: the trusted split exposes the flipped run: margin {flipped_margin:.3f}, accuracy {flipped_acc}"
+    )
+    assert clean_margin > 0 and clean_acc >= 0.75, (
+        f"claim: the trusted split confirms the clean run: margin {clean_margin:.3f}, accuracy {clean_acc}"
+    )
+    return (
+        f"train margins {flipped_logs[-1]['rewards/margins']:.2f} (flipped) vs {clean_logs[-1]['rewards/margins']:.2f} "
+        f"(clean), but eval_rewards/margins {flipped_margin:+.2f} vs {clean_margin:+.2f}, "
+        f"eval_rewards/accuracies {flipped_acc:.2f} vs {clean_acc:.2f}"
+    )
+
+
+SEEDS = (0, 1)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -2,89 +2,104 @@
 pairs), and an unbalanced desirable/undesirable split asks for desirable_weight/undesirable_weight.
 
 Page: docs/preference/kto-batch-size-one-imbalance.md (中文: docs/preference/kto-batch-size-one-imbalance.zh.md)
-Run:  python snippets/preference/kto-batch-size-one-imbalance.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
 
-# training runs cost > 1 s per seed, so the suite runs two seeds (seeds 0-2 pass; re-checked 2026-12-02)
-SEEDS = (0, 1)
+# --8<-- [start:fix]
+def kto_settings(dataset, batch_size=4):
+    """A real per-device batch (>= 2) and an undesirable_weight that balances the two label counts."""
+    n_desirable = sum(dataset["label"])
+    n_undesirable = len(dataset) - n_desirable
+    return dict(per_device_train_batch_size=batch_size, undesirable_weight=n_desirable / n_undesirable)
+
+
+# --8<-- [end:fix]
+
+
+# --8<-- [start:evidence]
+import logging
+import os
+
+import torch
+from datasets import Dataset
+from transformers import set_seed
+from trl import KTOConfig, KTOTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
 # 6 desirable, 2 undesirable: a 3:1 imbalance
-ROWS = [
-    ("What is the capital of France?", " Paris.", True),
-    ("Two plus two equals", " four.", True),
-    ("Answer yes or no.", " Yes.", True),
-    ("Say hello.", " Hello world.", True),
-    ("Three times three is", " nine.", True),
-    ("Write a short poem about the sea.", " The sea is wide.", True),
-    ("Two plus two equals", " nine maybe.", False),
-    ("What is the capital of France?", " I do not know.", False),
-]
+ROWS = Dataset.from_list(
+    [
+        {"prompt": "What is the capital of France?", "completion": " Paris.", "label": True},
+        {"prompt": "Two plus two equals", "completion": " four.", "label": True},
+        {"prompt": "Answer yes or no.", "completion": " Yes.", "label": True},
+        {"prompt": "Say hello.", "completion": " Hello world.", "label": True},
+        {"prompt": "Three times three is", "completion": " nine.", "label": True},
+        {"prompt": "Write a short poem about the sea.", "completion": " The sea is wide.", "label": True},
+        {"prompt": "Two plus two equals", "completion": " nine maybe.", "label": False},
+        {"prompt": "What is the capital of France?", "completion": " I do not know.", "label": False},
+    ]
+)
 
 
-def build(seed: int, **overrides):
-    """Returns (trainer or the raised error, log lines TRL's KTO trainer emitted while building)."""
-    import logging
-
-    from datasets import Dataset
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-    from trl import KTOConfig, KTOTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModelForCausalLM.from_pretrained(path).to(runner.device())
-    data = Dataset.from_list([{"prompt": p, "completion": c, "label": lab} for p, c, lab in ROWS])
-
-    lines: list[str] = []
+def build(seed, **config):
+    """Construct a KTOTrainer; return (the trainer or the ValueError it raised, the warnings TRL logged)."""
+    set_seed(seed)
+    warnings = []
     handler = logging.Handler()
-    handler.emit = lambda record: lines.append(record.getMessage())
+    handler.emit = lambda record: warnings.append(record.getMessage())
     log = logging.getLogger("trl.trainer.kto_trainer")
     log.addHandler(handler)
     try:
-        args = runner.config(KTOConfig, seed, max_steps=4, **overrides)
-        return KTOTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer), lines
+        args = KTOConfig(
+            learning_rate=1e-3,  # sized so that a 4-step check moves the model (TRL's default is 1e-6)
+            max_steps=4,
+            logging_steps=1,
+            save_strategy="no",
+            seed=seed,
+            bf16=torch.cuda.is_available(),
+            **config,
+        )
+        return KTOTrainer(model=MODEL, args=args, train_dataset=ROWS), warnings
     except ValueError as e:
-        return e, lines
+        return e, warnings
     finally:
         log.removeHandler(handler)
 
 
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """Batch size 1 (the habit from SFT with gradient accumulation), default weights on 3:1 data."""
-    err, _ = build(seed, per_device_train_batch_size=1, gradient_accumulation_steps=8)
-    _, lines = build(seed, per_device_train_batch_size=2)
-    return {"error": err, "log": lines}
-# --8<-- [end:symptom]
+def check(seed: int = 0) -> str:
+    refused, _ = build(seed, per_device_train_batch_size=1, gradient_accumulation_steps=8)
+    assert "batch size must be > 1" in str(refused), f"claim: KTO refuses a device batch of 1: {refused!r}"
+    shuffled, _ = build(seed, per_device_train_batch_size=4, train_sampling_strategy="random")
+    assert "sequential" in str(shuffled), f"claim: KTO's KL pairing refuses a shuffled sampler: {shuffled!r}"
+    _, default_warnings = build(seed, per_device_train_batch_size=2)
+    assert any("desirable_weight in" in w for w in default_warnings), "claim: 3:1 data with weights 1/1 warns"
 
-
-# --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """A real batch (>= 2; the KL term pairs each prompt with another row's completion) and undesirable_weight
-    = n_desirable / n_undesirable = 3 (or lower desirable_weight to ~1/3) for 3:1 data."""
-    trainer, lines = build(seed, per_device_train_batch_size=4, undesirable_weight=3.0)
+    trainer, fixed_warnings = build(seed, **kto_settings(ROWS))
+    assert not any("desirable_weight in" in w for w in fixed_warnings), "claim: the balanced weight is in range"
+    rows = trainer.train_dataset
+    for start in range(0, len(rows), 4):  # the KL completions are the batch's completions, rotated by one
+        block = rows.select(range(start, start + 4))
+        rotated = [block["completion_ids"][-1]] + block["completion_ids"][:-1]
+        assert block["KL_completion_ids"] == rotated, "claim: each prompt's KL completion is its neighbour's"
     trainer.train()
-    return {"trainer": trainer, "log": lines, "kl": runner.history(trainer, "kl")}
-# --8<-- [end:fix]
+    kl = [row["kl"] for row in trainer.state.log_history if "kl" in row]
+    assert max(kl) > 0, f"claim: with loss_type='kto' the kl estimate moves once the policy does: {kl}"
+
+    apo, _ = build(seed, per_device_train_batch_size=1, loss_type="apo_zero_unpaired")
+    assert isinstance(apo, KTOTrainer), f"claim: apo_zero_unpaired has no KL term and accepts batch 1: {apo!r}"
+    apo.train()
+    apo_kl = [row["kl"] for row in apo.state.log_history if "kl" in row]
+    assert apo_kl == [0.0] * 4, f"claim: without a KL term the logged kl is 0 at every step: {apo_kl}"
+    return (
+        f"bs=1 -> ValueError; 3:1 data warns until undesirable_weight=3; kto kl {[round(k, 3) for k in kl]}, "
+        f"apo_zero_unpaired at bs=1 kl {apo_kl}"
+    )
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    bad, good = symptom(seed), fix(seed)
-    assert isinstance(bad["error"], ValueError), "batch size 1 should be refused by KTOTrainer"
-    assert "batch size must be > 1" in str(bad["error"]), str(bad["error"])
-    assert any("desirable_weight in" in line for line in bad["log"]), "3:1 data with weights 1/1 should warn"
-    assert not any("desirable_weight in" in line for line in good["log"]), "undesirable_weight=3 is in range"
-    # the unpaired APO-zero loss has no KL term, so it accepts batch size 1
-    alt, _ = build(seed, per_device_train_batch_size=1, loss_type="apo_zero_unpaired")
-    assert not isinstance(alt, Exception) and alt.calculate_KL is False, f"apo_zero_unpaired with bs=1: {alt}"
-    assert good["trainer"].args.train_sampling_strategy == "sequential", "KTO's KL pairing needs sequential order"
-    assert len(good["kl"]) == 4 and all(k >= 0 for k in good["kl"]), "the kl metric is logged (clamped at 0)"
-    return f"bs=1 -> ValueError; 3:1 data warns until undesirable_weight=3; kl logged: {[round(k, 4) for k in good['kl']]}"
-# --8<-- [end:verify]
-
+SEEDS = (0, 1)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

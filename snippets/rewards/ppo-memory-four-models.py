@@ -1,67 +1,97 @@
-"""PPO held four models (policy, reference, reward, critic); GRPO in TRL 1.16 holds the policy plus only what you ask for.
+"""PPO held four models (policy, reference, reward, critic); GRPO in TRL 1.13+ holds the policy plus what you ask for.
 
 Page: docs/rewards/ppo-memory-four-models.md (中文: docs/rewards/ppo-memory-four-models.zh.md)
-Run:  python snippets/rewards/ppo-memory-four-models.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# trainer construction only (~1 s per seed)
-SEEDS = (0, 1, 2)
-
-
-# --8<-- [start:count]
-def models_held(seed: int = 0, beta: float = 0.0, peft: bool = False, reward_model: bool = False) -> dict:
-    """Build a GRPOTrainer and count the networks it keeps in memory."""
-    import torch
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-
-    def reward_len(completions, **kwargs):  # a plain Python reward function: no network at all
-        return [len(c) / 10 for c in completions]
-
-    peft_config = None
-    if peft:
-        from peft import LoraConfig
-
-        peft_config = LoraConfig(r=4, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
-    args = runner.config(GRPOConfig, seed, beta=beta, num_generations=4, per_device_train_batch_size=4,
-                         max_completion_length=8)
-    trainer = GRPOTrainer(model=path, reward_funcs=[path if reward_model else reward_len], args=args,
-                          train_dataset=Dataset.from_list([{"prompt": "Hi"}] * 4), peft_config=peft_config)
-    rewards = [f for f in trainer.reward_funcs if isinstance(f, torch.nn.Module)]
-    return {"policy": 1, "reference": int(trainer.ref_model is not None), "reward_models": len(rewards),
-            "critic": int(hasattr(trainer.model, "v_head") or hasattr(trainer, "value_model"))}
-# --8<-- [end:count]
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """The PPO layout, rebuilt in GRPO terms: KL on (beta > 0), a learned reward model, no PEFT."""
-    return models_held(seed, beta=0.04, reward_model=True)
-# --8<-- [end:symptom]
-
-
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """The lean layouts: beta=0 (the default) drops the reference; with PEFT the reference is the base weights."""
-    return {"beta0": models_held(seed, beta=0.0), "peft_beta": models_held(seed, beta=0.04, peft=True)}
+from peft import LoraConfig
+
+
+# 1. No reference copy: keep beta=0.0 (the default), or, if you want a KL anchor, train a LoRA adapter:
+#    the reference log-probs then come from the base weights with the adapter switched off.
+KL_ANCHOR = dict(beta=0.04)
+LORA = LoraConfig(r=4, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
+
+
+# 2. No reward network: score with a function where a programmatic check exists.
+def length_reward(completions, **kwargs):
+    return [min(len(completion[0]["content"]), 32) / 32 for completion in completions]
+
+
+# 3. A smaller rollout: each process generates per_device_train_batch_size x steps_per_generation completions
+#    at once (GRPOConfig.generation_batch_size counts all processes); num_generations only sets how many share a prompt.
+ROLLOUT = dict(per_device_train_batch_size=4, num_generations=4)
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    bad, good = symptom(seed), fix(seed)
-    assert bad == {"policy": 1, "reference": 1, "reward_models": 1, "critic": 0}, bad
-    assert good["beta0"] == {"policy": 1, "reference": 0, "reward_models": 0, "critic": 0}, good
-    assert good["peft_beta"]["reference"] == 0, "with PEFT the reference should be the adapter-disabled policy"
-    return (f"GRPO beta=0.04 + RM: {sum(bad.values())} networks (no critic); beta=0 + reward function: "
-            f"{sum(good['beta0'].values())}; PEFT + beta=0.04: reference {good['peft_beta']['reference']}")
-# --8<-- [end:verify]
+# --8<-- [start:evidence]
+import importlib.util
+import os
 
+import torch
+from datasets import Dataset
+from transformers import set_seed
+from trl import GRPOConfig, GRPOTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+
+def build(seed, reward_funcs, peft_config=None, **fields):
+    """A GRPOTrainer, constructed but not trained: what it holds in memory is decided here."""
+    set_seed(seed)
+    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(4)])
+    args = GRPOConfig(
+        **ROLLOUT, **fields, max_completion_length=8, logging_steps=1, seed=seed, bf16=torch.cuda.is_available()
+    )
+    return GRPOTrainer(
+        model=MODEL, reward_funcs=reward_funcs, args=args, train_dataset=prompts, peft_config=peft_config
+    )
+
+
+def networks_held(trainer):
+    """The trainer attributes that hold a distinct network, and the parameters of all of them together."""
+    modules = {}
+    for name, value in vars(trainer).items():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, torch.nn.Module):
+                modules.setdefault(id(item), (name, item))
+    params = {id(p): p.numel() for _, module in modules.values() for p in module.parameters()}
+    return sorted(name for name, _ in modules.values()), sum(params.values())
+
+
+def rollout_size(**fields):
+    return GRPOConfig(**fields, bf16=torch.cuda.is_available()).generation_batch_size
+
+
+def check(seed: int = 0) -> str:
+    assert importlib.util.find_spec("trl.experimental.ppo") is None, "claim: there is no PPO (and no critic) to load"
+
+    # The PPO-era layout in GRPO terms: a KL anchor without PEFT, and a reward model (MODEL stands in for one).
+    ppo_like, ppo_params = networks_held(build(seed, MODEL, **KL_ANCHOR))
+    lean, lean_params = networks_held(build(seed, length_reward))
+    lora_trainer = build(seed, length_reward, peft_config=LORA, **KL_ANCHOR)
+    lora, lora_params = networks_held(lora_trainer)
+
+    assert ppo_like == ["model", "ref_model", "reward_funcs"], f"claim: policy + reference + RM, no critic: {ppo_like}"
+    assert ppo_params > 2.5 * lean_params, f"claim: that layout holds ~3x the weights ({ppo_params} vs {lean_params})"
+    assert lean == ["model"], f"claim: beta=0 with a reward function holds the policy alone, got {lean}"
+    assert lora == ["model"] and lora_trainer.ref_model is None, f"claim: LoRA + beta>0 loads no reference: {lora}"
+    assert lora_params < 1.5 * lean_params, f"claim: LoRA adds only adapter weights ({lora_params} vs {lean_params})"
+
+    fewer_generations = rollout_size(per_device_train_batch_size=8, num_generations=2)
+    default_generations = rollout_size(per_device_train_batch_size=8, num_generations=8)
+    smaller_batch = rollout_size(per_device_train_batch_size=4, num_generations=2)
+    assert fewer_generations == default_generations, "claim: lowering num_generations does not shrink the rollout"
+    assert smaller_batch < fewer_generations, "claim: lowering per_device_train_batch_size shrinks the rollout"
+    return (
+        f"KL + RM: {len(ppo_like)} networks, {ppo_params} params; beta=0 + function: 1 network, {lean_params}; "
+        f"LoRA + KL: 1 network, {lora_params}; rollout {default_generations} completions for num_generations 8 or 2"
+    )
+
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,84 +1,99 @@
 """Reward never rises: probe the starting model with best-of-n sampling; if no sample ever scores, GRPO has no signal.
 
 Page: docs/rewards/reward-ceiling-probe.md (中文: docs/rewards/reward-ceiling-probe.zh.md)
-Run:  python snippets/rewards/reward-ceiling-probe.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# two probes and two 1-step GRPO runs per seed (~3 s): two seeds keep the suite fast; 0-3 verified
-SEEDS = (0, 1)
-
+# --8<-- [start:symptom]
 PROMPTS = ["What is the capital of France?", "Name a colour.", "Say something.", "Count to three."]
 
 
-# --8<-- [start:probe]
-def best_of_n_probe(reward_func, seed: int = 0, n: int = 16) -> dict:
-    """Sample n completions per prompt from the *starting* model and score them: the model's ceiling."""
-    model, tok = runner.load(seed)
-    scores = []
-    for prompt in PROMPTS:
-        enc = tok(prompt, return_tensors="pt").to(model.device)
-        out = model.generate(**enc, do_sample=True, temperature=1.0, max_new_tokens=8, num_return_sequences=n,
-                             pad_token_id=tok.pad_token_id)
-        texts = tok.batch_decode(out[:, enc["input_ids"].shape[1]:], skip_special_tokens=True)
-        scores.append(reward_func(texts))
-    return {"best": [max(s) for s in scores],  # best-of-n per prompt: 0 everywhere = out of reach
-            "solved_rate": sum(r > 0 for s in scores for r in s) / (n * len(PROMPTS))}
+def secret_code(completions, **kwargs):
+    """A task beyond the model: 1 only if the completion contains a code it has no way of knowing."""
+    return [1.0 if "7x9q-kappa" in completion else 0.0 for completion in completions]
 
 
-def grpo_step(reward_func, seed: int = 0) -> dict:
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
-
-    runner.setup(seed)
-    args = runner.config(GRPOConfig, seed, num_generations=4, per_device_train_batch_size=16,
-                         max_completion_length=8, max_steps=1)
-    trainer = GRPOTrainer(model=runner.model_path(seed), reward_funcs=reward_func, args=args,
-                          train_dataset=Dataset.from_list([{"prompt": p} for p in PROMPTS]))
-    trainer.train()
-    return trainer.state.log_history[0]
-# --8<-- [end:probe]
-
-
-# --8<-- [start:symptom]
-def exact_answer(completions, **kwargs):
-    """A task beyond this model: the reward is 1 only for the exact answer."""
-    return [1.0 if "capital of France is Paris" in c else 0.0 for c in completions]
-
-
-def symptom(seed: int = 0) -> dict:
-    runner.setup(seed)
-    return {"probe": best_of_n_probe(exact_answer, seed), "grpo": grpo_step(exact_answer, seed)}
 # --8<-- [end:symptom]
 
 
 # --8<-- [start:fix]
-def within_reach(completions, **kwargs):
-    """A task (or a model) where some samples succeed: here, any completion containing the letter 'e'."""
-    return [1.0 if "e" in c else 0.0 for c in completions]
+import os
+
+from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
 
-def fix(seed: int = 0) -> dict:
-    runner.setup(seed)
-    return {"probe": best_of_n_probe(within_reach, seed), "grpo": grpo_step(within_reach, seed)}
+def best_of_n(reward_func, seed, n=16):
+    """Sample n completions per prompt from the *starting* model and score them: the best score per prompt."""
+    set_seed(seed)
+    tokenizer = AutoTokenizer.from_pretrained(MODEL)
+    model = AutoModelForCausalLM.from_pretrained(MODEL)
+    best = []
+    for prompt in PROMPTS:
+        inputs = tokenizer(prompt, return_tensors="pt")
+        out = model.generate(
+            **inputs, do_sample=True, max_new_tokens=8, num_return_sequences=n, pad_token_id=tokenizer.pad_token_id
+        )
+        texts = tokenizer.batch_decode(out[:, inputs["input_ids"].shape[1] :], skip_special_tokens=True)
+        best.append(max(reward_func(texts)))
+    return best  # 0 on every prompt: the task is out of reach, and RL on it cannot start
+
+
+def vowel_share(completions, **kwargs):
+    """A graded reward within reach of any model: the share of letters that are vowels (partial credit)."""
+    letters = [[ch for ch in completion.lower() if ch.isalpha()] for completion in completions]
+    return [sum(ch in "aeiou" for ch in chars) / max(len(chars), 1) for chars in letters]
+
+
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    bad, good = symptom(seed), fix(seed)
-    assert max(bad["probe"]["best"]) == 0.0, "the probe should find no scoring sample for the out-of-reach task"
-    # No sample scores -> every group has identical rewards -> zero advantages -> no gradient.
-    assert bad["grpo"]["frac_reward_zero_std"] == 1.0 and bad["grpo"]["reward"] == 0.0, bad["grpo"]
-    assert bad["grpo"]["grad_norm"] == 0.0, "with beta=0 and zero advantages the gradient should be 0"
-    assert 0.1 < good["probe"]["solved_rate"] < 0.9, good["probe"]
-    assert good["grpo"]["frac_reward_zero_std"] < 1.0 and good["grpo"]["grad_norm"] > 0.0, good["grpo"]
-    return (f"out of reach: best-of-16 {bad['probe']['best']}, frac_reward_zero_std 1.0, grad_norm 0; within reach: "
-            f"solved_rate {good['probe']['solved_rate']:.2f}, frac_reward_zero_std "
-            f"{good['grpo']['frac_reward_zero_std']:.2f}")
-# --8<-- [end:verify]
+# --8<-- [start:evidence]
+import torch
+from datasets import Dataset
+from trl import GRPOConfig, GRPOTrainer
 
+
+def grpo_step(reward_func, seed):
+    """One GRPO step on the same prompts (4 completions each); its logged metrics."""
+    set_seed(seed)
+    args = GRPOConfig(
+        num_generations=4,
+        per_device_train_batch_size=16,
+        max_completion_length=8,
+        max_steps=1,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+    )
+    prompts = Dataset.from_list([{"prompt": prompt} for prompt in PROMPTS])
+    trainer = GRPOTrainer(model=MODEL, reward_funcs=reward_func, args=args, train_dataset=prompts)
+    trainer.train()
+    return trainer.state.log_history[0]
+
+
+def check(seed: int = 0) -> str:
+    out_of_reach, out_run = best_of_n(secret_code, seed), grpo_step(secret_code, seed)
+    assert max(out_of_reach) == 0.0, f"claim: the probe finds no scoring sample for the task, got {out_of_reach}"
+    assert out_run["reward"] == 0.0, f"claim: GRPO's reward is 0 from the first step, got {out_run['reward']}"
+    assert out_run["frac_reward_zero_std"] == 1.0, "claim: every group has identical rewards (frac_reward_zero_std 1)"
+    assert out_run["grad_norm"] == 0.0, f"claim: zero advantages give zero gradient, got {out_run['grad_norm']}"
+
+    reachable, run = best_of_n(vowel_share, seed), grpo_step(vowel_share, seed)
+    assert min(reachable) > 0.0, f"claim: a reward within reach scores on every prompt, got {reachable}"
+    assert run["frac_reward_zero_std"] < 1.0, "claim: then groups have different rewards"
+    assert run["grad_norm"] > 0.0, "claim: and GRPO gets a gradient"
+    return (
+        f"out of reach: best-of-16 {out_of_reach}, frac_reward_zero_std 1.0, grad_norm 0; within reach: best-of-16 "
+        f"{[round(b, 2) for b in reachable]}, frac_reward_zero_std {run['frac_reward_zero_std']:.2f}, "
+        f"grad_norm {run['grad_norm']:.3g}"
+    )
+
+
+SEEDS = (0, 1)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

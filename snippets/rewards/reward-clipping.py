@@ -1,66 +1,17 @@
-"""Reward clipping: TRL has no knob for it; wrap the reward function, and see what one outlier does to a group.
+"""Reward clipping: RLOOConfig has reward_clip_range, GRPOConfig has none (wrap the reward function instead).
 
 Page: docs/rewards/reward-clipping.md (中文: docs/rewards/reward-clipping.zh.md)
-Run:  python snippets/rewards/reward-clipping.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# three 1-step GRPO runs per seed (~2.5 s): two seeds keep the suite fast; 0-4 verified
-SEEDS = (0, 1)
-
-
-# --8<-- [start:run]
-def grpo_step(reward_func, seed: int = 0, **overrides) -> dict:
-    """One GRPO step; return every advantage TRL computed and the rewards it was given, in order."""
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
-
-    runner.setup(seed)
-    seen = {"advantages": [], "rewards": []}
-
-    Recording = runner.recording(GRPOTrainer, seen["advantages"])  # records advantages; changes nothing
-
-    def recorded(completions, **kwargs):
-        rewards = reward_func(completions, **kwargs)
-        seen["rewards"].extend(rewards)
-        return rewards
-
-    recorded.__name__ = reward_func.__name__  # keeps the logged key rewards/<name>/mean
-    prompts = Dataset.from_list([{"prompt": f"Say something about number {i}:"} for i in range(8)])
-    args = runner.config(GRPOConfig, seed, num_generations=4, per_device_train_batch_size=8,
-                         max_completion_length=8, max_steps=1, **overrides)
-    Recording(model=runner.model_path(seed), reward_funcs=recorded, args=args, train_dataset=prompts).train()
-    return seen
-
-
-def rm_with_outlier(completions, **kwargs):
-    """A reward model in [0, 3] that returns one absurd score (100) for the longest completion of the batch."""
-    scores = [min(len(c), 30) / 10 for c in completions]
-    scores[max(range(len(scores)), key=lambda i: len(completions[i]))] = 100.0
-    return scores
-
-
-def outlier_group(seen, num_generations: int = 4) -> dict:
-    """Advantages inside the group that holds the outlier, split into the outlier and the others."""
-    i = max(range(len(seen["rewards"])), key=lambda k: seen["rewards"][k])
-    g = i // num_generations * num_generations
-    others = [seen["advantages"][k] for k in range(g, g + num_generations) if k != i]
-    mean = sum(others) / len(others)
-    return {"outlier": seen["advantages"][i], "others_spread": (sum((a - mean) ** 2 for a in others) / len(others)) ** 0.5}
-# --8<-- [end:run]
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    return {"group": outlier_group(grpo_step(rm_with_outlier, seed)),
-            "none": outlier_group(grpo_step(rm_with_outlier, seed, scale_rewards="none"))}
-# --8<-- [end:symptom]
-
-
 # --8<-- [start:fix]
-def clipped(reward_func, low: float = -2.0, high: float = 2.0):
-    """Wrap any reward function so its scores are clipped to [low, high]; None (skip) passes through."""
+from trl import RLOOConfig
+
+# RLOO: a config field. It clips the weighted sum of the rewards, before the leave-one-out baseline.
+RLOO_CLIP = dict(reward_clip_range=(-2.0, 2.0))
+
+
+# GRPO has no such field: clip inside the reward function. None (TRL's "skip this sample") passes through.
+def clipped(reward_func, low=-2.0, high=2.0):
     def wrapper(completions, **kwargs):
         return [None if r is None else min(max(r, low), high) for r in reward_func(completions, **kwargs)]
 
@@ -68,31 +19,103 @@ def clipped(reward_func, low: float = -2.0, high: float = 2.0):
     return wrapper
 
 
-def fix(seed: int = 0) -> dict:
-    return {"group": outlier_group(grpo_step(clipped(rm_with_outlier), seed))}
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    import dataclasses
+# --8<-- [start:evidence]
+import dataclasses
+import os
+import statistics
 
-    from trl import GRPOConfig
+import torch
+from datasets import Dataset
+from transformers import set_seed
+from trl import GRPOConfig, GRPOTrainer, RLOOTrainer
 
-    knobs = [f.name for f in dataclasses.fields(GRPOConfig) if "reward" in f.name and "clip" in f.name]
-    assert knobs == [], f"GRPOConfig now has a reward-clipping knob: {knobs}"
-    bad, good = symptom(seed), fix(seed)
-    # scale_rewards="none": the outlier's advantage is ~100 - mean, it dominates the batch's gradient.
-    assert bad["none"]["outlier"] > 50, bad["none"]
-    # Default group scaling already bounds the outlier's own advantage ((n-1)/sqrt(n) = 1.5 for n=4) ...
-    assert bad["group"]["outlier"] < 1.6, bad["group"]
-    # ... but squashes the rest of its group together: their differences nearly vanish. Clipping restores them.
-    assert good["group"]["others_spread"] > 3 * bad["group"]["others_spread"], (bad["group"], good["group"])
-    return (f"outlier advantage {bad['none']['outlier']:.1f} (scale_rewards='none'), {bad['group']['outlier']:.2f} "
-            f"(group); spread of the other 3 in its group {bad['group']['others_spread']:.3f} -> "
-            f"{good['group']['others_spread']:.3f} with clipping to [-2, 2]")
-# --8<-- [end:verify]
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+GROUP = 4  # num_generations
 
+
+def rm_with_outlier(completions, **kwargs):
+    """A stand-in reward model: scores in [0, 3], and one absurd 100 for the longest completion of the batch."""
+    lengths = [len(completion[0]["content"]) for completion in completions]
+    scores = [min(n, 30) / 10 for n in lengths]
+    scores[lengths.index(max(lengths))] = 100.0
+    rm_with_outlier.scores = scores  # kept to find the outlier's position afterwards
+    return scores
+
+
+class RecordAdvantages:
+    """Mixin for a TRL online trainer: keep every advantage it computes; it changes nothing else."""
+
+    def _generate_and_score_completions(self, inputs):
+        out = super()._generate_and_score_completions(inputs)
+        self.advantages.extend(out["advantages"].flatten().tolist())
+        return out
+
+
+class RecordingGRPOTrainer(RecordAdvantages, GRPOTrainer):
+    pass
+
+
+class RecordingRLOOTrainer(RecordAdvantages, RLOOTrainer):
+    pass
+
+
+def outlier_group(trainer_cls, config_cls, reward_func, seed, **fields):
+    """One step on 2 prompts x 4 completions: the outlier's advantage, the spread of the other 3 advantages in its
+    group, and the logged mean `reward`."""
+    set_seed(seed)
+    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Tell me about {i}."}]} for i in range(8)])
+    args = config_cls(
+        **fields,
+        num_generations=GROUP,
+        per_device_train_batch_size=8,
+        max_completion_length=8,
+        max_steps=1,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+    )
+    trainer = trainer_cls(model=MODEL, reward_funcs=reward_func, args=args, train_dataset=prompts)
+    trainer.advantages = []
+    trainer.train()
+    i = rm_with_outlier.scores.index(100.0)
+    start = i // GROUP * GROUP
+    others = [trainer.advantages[k] for k in range(start, start + GROUP) if k != i]
+    return trainer.advantages[i], statistics.pstdev(others), trainer.state.log_history[0]["reward"]
+
+
+def check(seed: int = 0) -> str:
+    grpo_fields = [f.name for f in dataclasses.fields(GRPOConfig) if "reward" in f.name and "clip" in f.name]
+    assert grpo_fields == [], f"claim: GRPOConfig has no reward-clipping field, found {grpo_fields}"
+
+    rloo_raw, _, _ = outlier_group(RecordingRLOOTrainer, RLOOConfig, rm_with_outlier, seed)
+    rloo_clip, _, logged = outlier_group(RecordingRLOOTrainer, RLOOConfig, rm_with_outlier, seed, **RLOO_CLIP)
+    assert rloo_raw > 50, f"claim: unclipped, RLOO gives the outlier an advantage near 100, got {rloo_raw:.1f}"
+    assert rloo_clip <= 4.0, f"claim: reward_clip_range=(-2, 2) bounds it by 4, got {rloo_clip:.2f}"
+    assert logged > 2.0, f"claim: RLOO logs the unclipped reward (the outlier shows in `reward`), got {logged:.2f}"
+
+    none_adv, _, _ = outlier_group(RecordingGRPOTrainer, GRPOConfig, rm_with_outlier, seed, scale_rewards="none")
+    group_adv, group_spread, _ = outlier_group(RecordingGRPOTrainer, GRPOConfig, rm_with_outlier, seed)
+    _, clip_spread, _ = outlier_group(RecordingGRPOTrainer, GRPOConfig, clipped(rm_with_outlier), seed)
+    assert none_adv > 50, f"claim: with scale_rewards='none' the GRPO outlier advantage is huge, got {none_adv:.1f}"
+    assert group_adv < 1.6, f"claim: group scaling bounds the outlier's own advantage by 1.5, got {group_adv:.2f}"
+    assert clip_spread > 3 * group_spread, (
+        f"claim: the outlier flattens the rest of its group and clipping restores it ({group_spread:.3f} -> "
+        f"{clip_spread:.3f})"
+    )
+    return (
+        f"RLOO outlier advantage {rloo_raw:.1f} -> {rloo_clip:.2f} with reward_clip_range (logged reward "
+        f"{logged:.1f}); GRPO {none_adv:.1f} "
+        f"('none'), {group_adv:.2f} (group); spread of its group {group_spread:.3f} -> {clip_spread:.3f} clipped"
+    )
+
+
+SEEDS = (0, 1)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,123 +1,122 @@
 """Reward scale: GRPO's group scaling makes advantages scale-free; RewardTrainer's centring penalises an RM's offset.
 
 Page: docs/rewards/reward-scale-normalisation.md (中文: docs/rewards/reward-scale-normalisation.zh.md)
-Run:  python snippets/rewards/reward-scale-normalisation.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
 
-# training runs cost > 1 s per seed, so the suite runs two seeds (seeds 0-2 pass; re-checked 2026-12-02)
-SEEDS = (0, 1)
-
-
-# --8<-- [start:grpo]
-def grpo_advantages(reward_func, seed: int = 0, **overrides) -> list[float]:
-    """One GRPO step; return every advantage TRL computed for the sampled completions."""
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
-
-    runner.setup(seed)
-    advantages = []
-
-    Recording = runner.recording(GRPOTrainer, advantages)  # records advantages; changes nothing
-
-    prompts = Dataset.from_list([{"prompt": f"Say something about number {i}:"} for i in range(8)])
-    args = runner.config(
-        GRPOConfig, seed, num_generations=4, per_device_train_batch_size=8, max_completion_length=8, max_steps=1,
-        **overrides,
-    )
-    Recording(model=runner.model_path(seed), reward_funcs=reward_func, args=args, train_dataset=prompts).train()
-    return advantages
-
-
+# --8<-- [start:symptom]
 def rm_score(completions, **kwargs):
     """Stand-in for a reward model whose scores live on some arbitrary scale."""
-    return [len(c) / 10 for c in completions]
+    return [len(completion) / 10 for completion in completions]
 
 
 def rm_score_x1000(completions, **kwargs):
     """The same ranking, 1000x larger (another RM, another checkpoint, another unit)."""
-    return [1000 * r for r in rm_score(completions)]
-# --8<-- [end:grpo]
+    return [1000 * score for score in rm_score(completions)]
 
 
-# --8<-- [start:rm]
-def rm_loss(seed: int = 0, center_rewards_coefficient=None, offset: float = 0.0) -> float:
-    """RewardTrainer's loss on one batch for a reward model whose scores are all shifted by `offset`."""
-    import torch
-    from datasets import Dataset
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-    from trl import RewardConfig, RewardTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    model = AutoModelForSequenceClassification.from_pretrained(path, num_labels=1)
-    head = model.score  # give the score head a bias so every reward can be shifted by a constant
-    model.score = torch.nn.Linear(head.in_features, 1, bias=True)
-    with torch.no_grad():
-        model.score.weight.copy_(head.weight)
-        model.score.bias.fill_(offset)
-    pairs = Dataset.from_list([
-        {"prompt": [{"role": "user", "content": "Answer me."}],
-         "chosen": [{"role": "assistant", "content": c}], "rejected": [{"role": "assistant", "content": r}]}
-        for c, r in [("Yes.", "No."), ("Sure.", "Maybe."), ("Paris.", "dog."), ("four.", "nine.")]
-    ])
-    args = runner.config(RewardConfig, seed, per_device_train_batch_size=4,
-                         center_rewards_coefficient=center_rewards_coefficient)
-    trainer = RewardTrainer(model=model, args=args, processing_class=AutoTokenizer.from_pretrained(path),
-                            train_dataset=pairs)
-    batch = next(iter(trainer.get_train_dataloader()))
-    with torch.no_grad():
-        return trainer.compute_loss(trainer.model, batch).item()
-# --8<-- [end:rm]
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    return {
-        "adv_none_x1": grpo_advantages(rm_score, seed, scale_rewards="none"),
-        "adv_none_x1000": grpo_advantages(rm_score_x1000, seed, scale_rewards="none"),
-        # plain Bradley-Terry loss, RM scores at 0 and shifted by +4
-        "rm_loss": (rm_loss(seed, None, offset=0.0), rm_loss(seed, None, offset=4.0)),
-    }
 # --8<-- [end:symptom]
 
 
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    return {
-        "adv_group_x1": grpo_advantages(rm_score, seed),  # scale_rewards="group" is the default
-        "adv_group_x1000": grpo_advantages(rm_score_x1000, seed),
-        # the same with RewardConfig(center_rewards_coefficient=0.01), the value TRL's docs recommend
-        "rm_loss": (rm_loss(seed, 0.01, offset=0.0), rm_loss(seed, 0.01, offset=4.0)),
-    }
+GRPO_SCALING = dict(scale_rewards="group")  # GRPOConfig: the default; "batch" also works; "none" keeps the scale
+RM_CENTRING = dict(center_rewards_coefficient=0.01)  # RewardConfig: the value TRL's docs recommend
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    bad, good = symptom(seed), fix(seed)
-    a1, a1000 = good["adv_group_x1"], good["adv_group_x1000"]
-    # scale_rewards="group": (r - mean) / (std + 1e-4) is the same for r and 1000 r (up to the 1e-4 epsilon).
-    assert max(abs(x - y) for x, y in zip(a1, a1000)) < 1e-2 * max(1.0, max(map(abs, a1))), (a1, a1000)
-    assert max(map(abs, a1)) > 0.1, "the test needs rewards that differ within a group"
-    # scale_rewards="none": advantages are r - mean, so they scale with the reward.
-    n1, n1000 = bad["adv_none_x1"], bad["adv_none_x1000"]
+# --8<-- [start:evidence]
+import os
+
+import torch
+from datasets import Dataset
+from transformers import AutoModelForSequenceClassification, AutoTokenizer, set_seed
+from trl import GRPOConfig, GRPOTrainer, RewardConfig, RewardTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+
+class RecordingGRPOTrainer(GRPOTrainer):
+    """GRPOTrainer that also keeps every advantage it computes; it changes nothing else."""
+
+    def _generate_and_score_completions(self, inputs):
+        out = super()._generate_and_score_completions(inputs)
+        self.advantages.extend(out["advantages"].flatten().tolist())
+        return out
+
+
+def grpo_advantages(reward_func, seed, **fields):
+    """One GRPO step; every advantage TRL computed for the sampled completions."""
+    set_seed(seed)
+    args = GRPOConfig(
+        **fields,
+        num_generations=4,
+        per_device_train_batch_size=8,
+        max_completion_length=8,
+        max_steps=1,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+    )
+    prompts = Dataset.from_list([{"prompt": f"Say something about number {i}:"} for i in range(8)])
+    trainer = RecordingGRPOTrainer(model=MODEL, reward_funcs=reward_func, args=args, train_dataset=prompts)
+    trainer.advantages = []
+    trainer.train()
+    return trainer.advantages
+
+
+def rm_eval_loss(seed, offset, **fields):
+    """RewardTrainer's eval loss for a reward model whose every score is shifted by `offset`."""
+    set_seed(seed)
+    model = AutoModelForSequenceClassification.from_pretrained(MODEL, num_labels=1)
+    head = model.score  # a score head with a bias, so that every reward can be shifted by a constant
+    model.score = torch.nn.Linear(head.in_features, 1, bias=True, dtype=head.weight.dtype)
+    with torch.no_grad():
+        model.score.weight.copy_(head.weight)
+        model.score.bias.fill_(offset)
+    pairs = [("Yes.", "No."), ("Sure.", "Maybe."), ("Paris.", "dog."), ("four.", "nine.")]
+    data = Dataset.from_list(
+        [
+            {
+                "prompt": [{"role": "user", "content": "Answer me."}],
+                "chosen": [{"role": "assistant", "content": chosen}],
+                "rejected": [{"role": "assistant", "content": rejected}],
+            }
+            for chosen, rejected in pairs
+        ]
+    )
+    args = RewardConfig(**fields, per_device_eval_batch_size=4, seed=seed, bf16=torch.cuda.is_available())
+    tokenizer = AutoTokenizer.from_pretrained(MODEL)
+    trainer = RewardTrainer(model=model, args=args, processing_class=tokenizer, train_dataset=data, eval_dataset=data)
+    return trainer.evaluate()["eval_loss"]
+
+
+def check(seed: int = 0) -> str:
+    a1, a1000 = grpo_advantages(rm_score, seed, **GRPO_SCALING), grpo_advantages(rm_score_x1000, seed, **GRPO_SCALING)
+    assert max(map(abs, a1)) > 0.1, "the check needs rewards that differ within a group"
+    worst = max(abs(x - y) for x, y in zip(a1, a1000))
+    assert worst < 1e-2 * max(1.0, max(map(abs, a1))), f"claim: group scaling makes r and 1000r equal ({worst:.3g})"
+    n1 = grpo_advantages(rm_score, seed, scale_rewards="none")
+    n1000 = grpo_advantages(rm_score_x1000, seed, scale_rewards="none")
     ratio = max(map(abs, n1000)) / max(map(abs, n1))
-    assert 900 < ratio < 1100, f"with scale_rewards='none' advantages should scale x1000, got x{ratio:.1f}"
-    # Bradley-Terry sees only r_chosen - r_rejected: shifting every score by +4 leaves the loss unchanged,
-    # so nothing in plain RM training pulls the scores toward 0. Centring adds coef * mean((r_c + r_r)^2).
-    bt0, bt4 = bad["rm_loss"]
-    c0, c4 = good["rm_loss"]
-    assert abs(bt4 - bt0) < 1e-4, f"plain RM loss should ignore a constant shift: {bt0:.5f} vs {bt4:.5f}"
-    assert c4 - c0 > 0.5, f"the centring term should penalise the +4 shift: {c0:.4f} -> {c4:.4f}"
+    assert 900 < ratio < 1100, f"claim: with scale_rewards='none' the advantages scale x1000, got x{ratio:.1f}"
+
+    # Bradley-Terry sees only r_chosen - r_rejected: shifting every score by +4 leaves the loss unchanged.
+    plain0, plain4 = rm_eval_loss(seed, 0.0), rm_eval_loss(seed, 4.0)
+    assert abs(plain4 - plain0) < 1e-4, f"claim: the plain RM loss ignores an offset ({plain0:.5f} vs {plain4:.5f})"
+    # Centring adds coefficient * mean((r_chosen + r_rejected)^2), which does see the offset.
+    centred0, centred4 = rm_eval_loss(seed, 0.0, **RM_CENTRING), rm_eval_loss(seed, 4.0, **RM_CENTRING)
+    assert centred4 - centred0 > 0.5, f"claim: centring penalises the offset ({centred0:.4f} -> {centred4:.4f})"
     return (
         f"group scaling: max|adv| {max(map(abs, a1)):.2f} for r and {max(map(abs, a1000)):.2f} for 1000r; "
-        f"scale_rewards='none': x{ratio:.0f}; RM loss with scores shifted +4: {bt0:.4f} -> {bt4:.4f} plain, "
-        f"{c0:.4f} -> {c4:.4f} with center_rewards_coefficient=0.01"
+        f"scale_rewards='none': x{ratio:.0f}; RM loss with scores shifted +4: {plain0:.4f} -> {plain4:.4f} plain, "
+        f"{centred0:.4f} -> {centred4:.4f} with center_rewards_coefficient=0.01"
     )
-# --8<-- [end:verify]
 
+
+SEEDS = (0, 1)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,91 +1,134 @@
 """Assistant-only masks that train everything or nothing: what TRL 1.16 catches and what stays silent.
 
 Page: docs/sft/assistant-only-mask-traps.md (中文: docs/sft/assistant-only-mask-traps.zh.md)
-Run:  python snippets/sft/assistant-only-mask-traps.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# no training: labels from dataset preparation only
-SEEDS = (0, 1, 2)
-
-CHAT = [
-    {"messages": [{"role": "user", "content": "What is the capital of France?"},
-                  {"role": "assistant", "content": "Paris."}]},
-    {"messages": [{"role": "user", "content": "Two plus two?"}, {"role": "assistant", "content": "Four."}]},
-]
-
-
-def _labels(seed: int, template: str | None = None, **cfg) -> dict:
-    from datasets import Dataset
-    from transformers import AutoTokenizer
-    from trl import SFTConfig, SFTTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tok = AutoTokenizer.from_pretrained(path)
-    if template is not None:
-        tok.chat_template = template
-    args = runner.config(SFTConfig, seed, **cfg)
-    try:
-        trainer = SFTTrainer(model=path, args=args, train_dataset=Dataset.from_list(CHAT), processing_class=tok)
-    except (ValueError, RuntimeError) as e:
-        return {"error": f"{type(e).__name__}: {e}"}
-    rows = [trainer.train_dataset[i] for i in range(len(trainer.train_dataset))]
-    labelled = sum(sum(t != -100 for t in r["labels"]) for r in rows)
-    tokens = sum(len(r["input_ids"]) for r in rows)
-    return {"error": None, "labelled": labelled, "tokens": tokens, "rows": len(rows)}
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """Three ways to get the mask wrong."""
-    from transformers import AutoTokenizer
-
-    from handbook.tiny import CHATML_TEMPLATE_NO_GENERATION
-
-    # 1. assistant_only_loss left at its default (False): user and template tokens are trained too
-    default = _labels(seed)
-    # 2. A template without {% generation %} and no TRL training template for it: TRL 1.16 refuses
-    no_markers = _labels(seed, template=CHATML_TEMPLATE_NO_GENERATION, assistant_only_loss=True)
-    # 3. Building the mask yourself with transformers: the same template gives an all-zero mask, silently
-    tok = AutoTokenizer.from_pretrained(runner.model_path(seed))
-    out = tok.apply_chat_template(CHAT[0]["messages"], chat_template=CHATML_TEMPLATE_NO_GENERATION,
-                                  return_assistant_tokens_mask=True, return_dict=True)
-    # 4. The old response-template collator is gone from TRL
-    import trl
-
-    return {"default": default, "no_markers": no_markers, "manual_mask_sum": sum(out["assistant_masks"]),
-            "old_collator_exists": hasattr(trl, "DataCollatorForCompletionOnlyLM")}
-# --8<-- [end:symptom]
-
-
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """A template with {% generation %} around the reply and its <|im_end|>, with and without packing."""
-    return {
-        "assistant_only": _labels(seed, assistant_only_loss=True),
-        "packed": _labels(seed, assistant_only_loss=True, packing=True, max_length=128),
-    }
+from trl import SFTConfig
+
+# ChatML with {% generation %} ... {% endgeneration %} around each assistant reply AND its <|im_end|>:
+# exactly the tokens inside the markers get a label when assistant_only_loss=True.
+CHATML_TRAINING = (
+    "{% for message in messages %}"
+    "{% if message['role'] == 'assistant' %}"
+    "{{ '<|im_start|>assistant\n' }}"
+    "{% generation %}{{ message['content'] + '<|im_end|>' }}{% endgeneration %}"
+    "{{ '\n' }}"
+    "{% else %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}"
+    "{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+FIX = dict(assistant_only_loss=True)  # with tokenizer.chat_template = CHATML_TRAINING (see the prose)
+
+
+def labelled_text(trainer, i=0):
+    """The text of the tokens that carry a label in prepared example i: read it before a long run."""
+    row = trainer.train_dataset[i]
+    ids = [t for t, label in zip(row["input_ids"], row["labels"]) if label != -100]
+    return trainer.processing_class.decode(ids)
+
+
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    bad, good = symptom(seed), fix(seed)
-    d, a, p = bad["default"], good["assistant_only"], good["packed"]
-    assert d["labelled"] == d["tokens"], f"default should train every token: {d}"
-    assert bad["no_markers"]["error"] and "not training-compatible" in bad["no_markers"]["error"], bad["no_markers"]
-    assert not bad["old_collator_exists"], "DataCollatorForCompletionOnlyLM is back in TRL: update the page"
-    assert bad["manual_mask_sum"] == 0, "transformers should return an all-zero mask without generation markers"
-    assert 0 < a["labelled"] < a["tokens"] / 2, f"assistant-only should keep a minority of tokens: {a}"
-    assert p["rows"] < a["rows"] and p["labelled"] == a["labelled"], f"packing changed the labelled tokens: {a} {p}"
-    return (
-        f"default trains {d['labelled']}/{d['tokens']} tokens; no markers -> TRL raises, transformers' mask is "
-        f"all 0; with markers {a['labelled']}/{a['tokens']} labelled, identical after packing"
-    )
-# --8<-- [end:verify]
+# --8<-- [start:evidence]
+import os
 
+import torch
+import trl
+from datasets import Dataset
+from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
+from trl import SFTTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+# The same ChatML without the markers: how most templates are written. TRL has no training version of it.
+CHATML = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+CHAT = [
+    [{"role": "user", "content": "What is the capital of France?"}, {"role": "assistant", "content": "Paris."}],
+    [{"role": "user", "content": "Two plus two?"}, {"role": "assistant", "content": "Four."}],
+]
+
+
+def prepare(model, template=None, **fields):
+    """Build an SFTTrainer (dataset preparation only, no training). template=None keeps the model's own."""
+    tokenizer = AutoTokenizer.from_pretrained(MODEL)
+    if template is not None:
+        tokenizer.chat_template = template
+    args = SFTConfig(bf16=torch.cuda.is_available(), **fields)
+    dataset = Dataset.from_list([{"messages": messages} for messages in CHAT])
+    return SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer)
+
+
+def counts(trainer):
+    """(labelled tokens, all tokens, rows) over the prepared dataset."""
+    rows = list(trainer.train_dataset)
+    labelled = sum(label != -100 for row in rows for label in row["labels"])
+    return labelled, sum(len(row["input_ids"]) for row in rows), len(rows)
+
+
+def check(seed: int = 0) -> str:
+    set_seed(seed)
+    model = AutoModelForCausalLM.from_pretrained(MODEL)
+
+    # Trap 1: assistant_only_loss left at its default (False): user turns and markup are trained too.
+    labelled, tokens, _ = counts(prepare(model))
+    assert labelled == tokens, f"claim: by default every token is labelled, got {labelled}/{tokens}"
+
+    # Trap 2: a template without markers that TRL cannot patch: SFTTrainer refuses it.
+    try:
+        prepare(model, CHATML, **FIX)
+        error = ""
+    except ValueError as e:
+        error = str(e)
+    assert "not training-compatible" in error, f"claim: TRL 1.16 raises for an unmarked template, got {error!r}"
+
+    # Trap 3: the same template through transformers directly: an all-zero mask and no error.
+    tokenizer = AutoTokenizer.from_pretrained(MODEL)
+    masks = {
+        name: tokenizer.apply_chat_template(
+            CHAT[0], chat_template=template, return_assistant_tokens_mask=True, return_dict=True
+        )["assistant_masks"]
+        for name, template in (("plain", CHATML), ("marked", CHATML_TRAINING))
+    }
+    assert sum(masks["plain"]) == 0 < sum(masks["marked"]), f"claim: no markers -> all-zero mask, got {masks}"
+
+    # Trap 4: the old string-matching collator is gone.
+    assert not hasattr(trl, "DataCollatorForCompletionOnlyLM"), "claim: TRL 1.16 no longer has the old collator"
+
+    # Fix: markers around the reply and its <|im_end|>: only that is labelled, also after packing.
+    fixed = prepare(model, CHATML_TRAINING, **FIX)
+    marked = counts(fixed)
+    assert labelled_text(fixed) == "Paris.<|im_end|>", f"claim: only reply + <|im_end|>: {labelled_text(fixed)!r}"
+    assert 0 < marked[0] < marked[1] / 2, f"claim: assistant-only keeps a minority of tokens, got {marked}"
+    packed = counts(prepare(model, CHATML_TRAINING, packing=True, max_length=128, **FIX))
+    assert packed[2] < marked[2], f"claim: packing merges the rows, got {packed[2]} vs {marked[2]}"
+    assert packed[0] == marked[0], f"claim: packing keeps the mask, got {packed[0]} vs {marked[0]} labelled"
+
+    # The model's own template: used as-is if it has markers, else TRL swaps in its training version
+    # (Qwen2.5 and the other families in trl/chat_templates); either way only the reply is labelled.
+    own = prepare(model, **FIX)
+    own_text = labelled_text(own)
+    assert "Paris." in own_text and "capital" not in own_text, f"claim: own template masks the prompt: {own_text!r}"
+    how = "TRL swapped in its training template" if own.chat_template else "its markers used as they are"
+    return (
+        f"default labels {labelled}/{tokens} tokens; unmarked template -> ValueError, transformers' mask all 0; "
+        f"marked: {marked[0]}/{marked[1]} labelled, {packed[0]} after packing into {packed[2]} row(s); "
+        f"model's own template: {how}"
+    )
+
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

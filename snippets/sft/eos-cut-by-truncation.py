@@ -1,80 +1,100 @@
 """max_length truncation drops the EOS of long examples: the model never sees where to stop.
 
 Page: docs/sft/eos-cut-by-truncation.md (中文: docs/sft/eos-cut-by-truncation.zh.md)
-Run:  python snippets/sft/eos-cut-by-truncation.py
 """
-
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# no training: labels from dataset preparation only
-SEEDS = (0, 1, 2)
-
-LONG = "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20"
-CHAT = [{"messages": [{"role": "user", "content": "Count to twenty."}, {"role": "assistant", "content": LONG}]}]
-
-
-def _prepared(seed: int, dataset: list[dict], **cfg):
-    from datasets import Dataset
-    from transformers import AutoTokenizer
-    from trl import SFTConfig, SFTTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tok = AutoTokenizer.from_pretrained(path)
-    args = runner.config(SFTConfig, seed, **cfg)
-    trainer = SFTTrainer(model=path, args=args, train_dataset=Dataset.from_list(dataset), processing_class=tok)
-    return trainer, tok
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """A max_length that ends inside the reply: the reply is cut before its <|im_end|>."""
-    from transformers import AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(runner.model_path(seed))
-    prompt = tok.apply_chat_template(CHAT[0]["messages"][:1], add_generation_prompt=True, return_dict=True)
-    cut = len(prompt["input_ids"]) + 4  # room for only 4 tokens of the reply
-    trainer, tok = _prepared(seed, CHAT, max_length=cut, assistant_only_loss=True)
-    row = trainer.train_dataset[0]
-    # Cut inside the prompt instead: nothing left to train, and TRL drops the example without a word
-    dropped, _ = _prepared(seed, CHAT, max_length=len(prompt["input_ids"]) - 2, assistant_only_loss=True)
-    return {"rows_when_cut_in_prompt": len(dropped.train_dataset), "max_length": cut, "length": len(row["input_ids"]), "eos_labelled": row["labels"].count(tok.eos_token_id),
-            "labelled": sum(t != -100 for t in row["labels"])}
-# --8<-- [end:symptom]
 
 
 # --8<-- [start:fix]
-def fix(seed: int = 0, limit: int = 24) -> dict:
-    """Measure lengths first; raise max_length to fit, or drop the examples longer than your limit."""
-    from transformers import AutoTokenizer
+def chat_length(example, tokenizer):
+    """Tokens in the whole rendered chat: the length SFTTrainer compares with max_length."""
+    return len(tokenizer.apply_chat_template(example["messages"], tokenize=True, return_dict=True)["input_ids"])
 
-    tok = AutoTokenizer.from_pretrained(runner.model_path(seed))
-    full = len(tok.apply_chat_template(CHAT[0]["messages"], tokenize=True, return_dict=True)["input_ids"])
-    trainer, _ = _prepared(seed, CHAT, max_length=full, assistant_only_loss=True)
-    row = trainer.train_dataset[0]
-    kept = [ex for ex in CHAT if len(tok.apply_chat_template(ex["messages"], return_dict=True)["input_ids"]) <= limit]
-    from trl import SFTConfig
 
-    defaults = SFTConfig.__dataclass_fields__
-    return {"default_max_length": defaults["max_length"].default,
-            "default_truncation": defaults["truncation_mode"].default, "full_length": full, "eos_labelled": row["labels"].count(tok.eos_token_id), "kept": len(kept)}
+def covering_max_length(dataset, tokenizer):
+    """Option 1: a max_length that fits every example (pass it as SFTConfig(max_length=...))."""
+    return max(chat_length(example, tokenizer) for example in dataset)
+
+
+def drop_too_long(dataset, tokenizer, max_length):
+    """Option 2: keep max_length, and drop (or split yourself) the examples that do not fit."""
+    return dataset.filter(lambda example: chat_length(example, tokenizer) <= max_length)
+
+
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    bad = symptom(seed)
-    good = fix(seed, limit=bad["max_length"])
-    assert bad["length"] == bad["max_length"] and bad["labelled"] == 4, f"not cut inside the reply: {bad}"
-    assert bad["rows_when_cut_in_prompt"] == 0, "a fully masked example should be dropped by TRL"
-    assert bad["eos_labelled"] == 0, f"truncated example still has a labelled EOS: {bad}"
-    assert good["full_length"] > bad["max_length"] and good["eos_labelled"] == 1, f"full example lacks EOS: {good}"
-    assert good["default_max_length"] == 1024 and good["default_truncation"] == "keep_start", good
-    assert good["kept"] == 0, "the length filter should drop the too-long example"
-    return (f"max_length={bad['max_length']} cuts a {good['full_length']}-token chat: 4 reply tokens trained, 0 EOS; "
-            f"max_length={good['full_length']} keeps the EOS label")
-# --8<-- [end:verify]
+# --8<-- [start:evidence]
+import os
 
+import torch
+from datasets import Dataset
+from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
+from trl import SFTConfig, SFTTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+SHORT = {"messages": [{"role": "user", "content": "Two plus two?"}, {"role": "assistant", "content": "Four."}]}
+LONG = {
+    "messages": [
+        {"role": "user", "content": "Count to twenty."},
+        {"role": "assistant", "content": " ".join(str(i) for i in range(1, 21))},
+    ]
+}
+
+
+def prepare(model, tokenizer, examples, max_length):
+    """The rows SFTTrainer trains on (dataset preparation only): input_ids and labels."""
+    args = SFTConfig(max_length=max_length, assistant_only_loss=True, bf16=torch.cuda.is_available())
+    dataset = examples if isinstance(examples, Dataset) else Dataset.from_list(examples)
+    trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer)
+    return list(trainer.train_dataset)
+
+
+def eos_labels(row, tokenizer):
+    return row["labels"].count(tokenizer.eos_token_id)
+
+
+def check(seed: int = 0) -> str:
+    set_seed(seed)
+    tokenizer = AutoTokenizer.from_pretrained(MODEL)
+    model = AutoModelForCausalLM.from_pretrained(MODEL)
+    defaults = SFTConfig.__dataclass_fields__
+    assert defaults["max_length"].default == 1024, "claim: SFTConfig.max_length defaults to 1024"
+    assert defaults["truncation_mode"].default == "keep_start", "claim: truncation keeps the start"
+
+    # A limit the short chat fits and the long one does not: it ends inside the long reply.
+    limit = chat_length(SHORT, tokenizer)
+    prompt = tokenizer.apply_chat_template(LONG["messages"][:1], add_generation_prompt=True, return_dict=True)
+    prompt_length = len(prompt["input_ids"])
+    assert prompt_length < limit < chat_length(LONG, tokenizer), "set-up: the limit must fall inside the long reply"
+
+    short, long = prepare(model, tokenizer, [SHORT, LONG], limit)
+    assert eos_labels(short, tokenizer) == 1, "claim: an example that fits keeps its EOS label"
+    assert len(long["input_ids"]) == limit, "claim: the long example is truncated to max_length"
+    trained = sum(label != -100 for label in long["labels"])
+    assert trained > 0, "claim: the truncated example stays and its partial reply is trained"
+    assert eos_labels(long, tokenizer) == 0, "claim: the truncated example has no labelled EOS"
+
+    dropped = prepare(model, tokenizer, [LONG], prompt_length - 2)
+    assert dropped == [], "claim: a cut inside the prompt leaves no label and TRL drops the example"
+
+    covering = covering_max_length(Dataset.from_list([SHORT, LONG]), tokenizer)
+    rows = prepare(model, tokenizer, [SHORT, LONG], covering)
+    assert [eos_labels(row, tokenizer) for row in rows] == [1, 1], "claim: a covering max_length keeps every EOS"
+    kept = drop_too_long(Dataset.from_list([SHORT, LONG]), tokenizer, limit)
+    rows = prepare(model, tokenizer, kept, limit)
+    assert len(rows) == 1, f"claim: the length filter drops exactly the long example, kept {len(rows)}"
+    assert all(eos_labels(row, tokenizer) == 1 for row in rows), "claim: after the filter every EOS is labelled"
+    return (
+        f"max_length={limit} cuts the {chat_length(LONG, tokenizer)}-token chat: {trained} reply tokens "
+        f"trained, 0 EOS labels; max_length={prompt_length - 2} drops it; max_length={covering} or the "
+        f"filter keep every EOS"
+    )
+
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

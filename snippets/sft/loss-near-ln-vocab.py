@@ -1,95 +1,111 @@
-"""Loss stuck at ln(vocab size) means "predicting uniformly"; pad = eos does not cause it in TRL 1.16.
+"""Loss stuck at ln(vocab size) means uniform predictions (weights that carry nothing); pad = eos is not it.
 
 Page: docs/sft/loss-near-ln-vocab.md (中文: docs/sft/loss-near-ln-vocab.zh.md)
-Run:  python snippets/sft/loss-near-ln-vocab.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# training runs cost > 1 s per seed, so the suite runs two seeds (seeds 0-2 pass; re-checked 2026-12-02)
-SEEDS = (0, 1)
-
+# --8<-- [start:fix]
 import math
 
-QA = [
-    {"text": "What is the capital of France? The capital of France is Paris."},
-    {"text": "Two plus two equals four."},
-]
+import torch
 
 
-def _train(seed: int, learning_rate: float, steps: int) -> dict:
-    from datasets import Dataset
-    from transformers import AutoTokenizer
-    from trl import SFTConfig, SFTTrainer
+def loss_vs_uniform(model, tokenizer, texts):
+    """Before training: the model's loss on a few texts, and ln(V), the loss of a uniform prediction.
 
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tok = AutoTokenizer.from_pretrained(path)
-    args = runner.config(SFTConfig, seed, learning_rate=learning_rate, max_steps=steps, lr_scheduler_type="constant")
-    trainer = SFTTrainer(model=path, args=args, train_dataset=Dataset.from_list(QA * 4), processing_class=tok)
-    trainer.train()
-    return {"loss": runner.history(trainer, "loss"), "entropy": runner.history(trainer, "entropy"),
-            "ln_vocab": math.log(len(tok))}
+    A loaded pretrained model sits far below ln(V); within a few percent of it, the weights carry nothing
+    (random init, a failed or partial load): check the load report, not the pad token.
+    """
+    batch = tokenizer(texts, return_tensors="pt", padding=True)
+    labels = batch.input_ids.masked_fill(batch.attention_mask == 0, -100)
+    with torch.no_grad():
+        loss = model(**batch, labels=labels).loss.item()
+    return loss, math.log(model.config.get_text_config().vocab_size)
 
 
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """A model that does not learn (here: learning_rate=0) sits at ln(V) from the first to the last step."""
-    return _train(seed, learning_rate=0.0, steps=2)
-# --8<-- [end:symptom]
-
-
-# --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """The same run with a working optimizer: the loss leaves ln(V) within a few steps."""
-    return _train(seed, learning_rate=1e-2, steps=8)
 # --8<-- [end:fix]
 
 
-# --8<-- [start:pad-eos]
-def pad_is_eos_labels(seed: int = 0) -> dict:
-    """With pad_token = eos_token, does the EOS at the end of each example keep its label?"""
-    from datasets import Dataset
-    from transformers import AutoTokenizer
-    from transformers import DataCollatorForLanguageModeling as HFCollator
-    from trl import SFTConfig, SFTTrainer
+# --8<-- [start:evidence]
+import os
 
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tok = AutoTokenizer.from_pretrained(path)
-    tok.pad_token = tok.eos_token  # the folklore "fix"
-    trainer = SFTTrainer(
-        model=path, args=runner.config(SFTConfig, seed), train_dataset=Dataset.from_list(QA), processing_class=tok
+from datasets import Dataset
+from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer, set_seed
+from transformers import DataCollatorForLanguageModeling as TransformersLMCollator
+from trl import SFTConfig, SFTTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+TEXTS = ["What is the capital of France? The capital of France is Paris.", "Two plus two equals four."]
+
+
+def train(model, tokenizer, seed, learning_rate, steps):
+    """SFT on TEXTS (8 rows, one batch per step); return the logged rows."""
+    set_seed(seed)
+    args = SFTConfig(
+        learning_rate=learning_rate,
+        lr_scheduler_type="constant",
+        max_steps=steps,
+        logging_steps=1,
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+        save_strategy="no",  # transformers 5 saves a checkpoint at the last step otherwise
     )
-    rows = [trainer.train_dataset[i] for i in range(len(QA))]
-    trl_batch = trainer.data_collator([{"input_ids": r["input_ids"], "labels": r["labels"]} for r in rows])
-    # The older recipe: transformers' LM collator builds labels from input_ids and masks every pad id
-    hf_batch = HFCollator(tok, mlm=False)([{"input_ids": r["input_ids"]} for r in rows])
-    eos = tok.eos_token_id
-    return {
-        "examples": len(rows),
-        "eos_labelled_trl": int((trl_batch["labels"] == eos).sum()),
-        "eos_labelled_hf_collator": int((hf_batch["labels"] == eos).sum()),
-    }
-# --8<-- [end:pad-eos]
+    data = Dataset.from_list([{"text": text} for text in TEXTS] * 4)
+    trainer = SFTTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer)
+    trainer.train()
+    return [row for row in trainer.state.log_history if "loss" in row and "entropy" in row]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    bad, good, pad = symptom(seed), fix(seed), pad_is_eos_labels(seed)
-    ln_v = bad["ln_vocab"]
-    assert all(abs(x - ln_v) / ln_v < 0.05 for x in bad["loss"]), f"lr=0 loss {bad['loss']} is not ~ln(V)={ln_v:.3f}"
-    assert all(abs(h - ln_v) / ln_v < 0.05 for h in bad["entropy"]), f"entropy {bad['entropy']} is not ~ln(V)"
-    assert min(good["loss"][-3:]) < 0.8 * ln_v, f"a learning run should leave ln(V): {good['loss']}"
-    assert pad["eos_labelled_trl"] == pad["examples"], f"TRL masked EOS when pad=eos: {pad}"
-    assert pad["eos_labelled_hf_collator"] == 0, f"transformers' collator kept EOS labels: {pad}"
+def eos_labels_when_pad_is_eos(model, tokenizer, seed):
+    """pad_token = eos_token (the folklore fix): EOS labels in TRL's batch vs transformers' LM collator."""
+    tokenizer.pad_token = tokenizer.eos_token
+    args = SFTConfig(seed=seed, bf16=torch.cuda.is_available())
+    data = Dataset.from_list([{"text": text} for text in TEXTS])
+    trainer = SFTTrainer(model=model, args=args, train_dataset=data, processing_class=tokenizer)
+    rows = [{"input_ids": row["input_ids"]} for row in trainer.train_dataset]  # TRL appended one EOS to each
+    trl_batch = trainer.data_collator([{**row, "labels": row["input_ids"]} for row in rows])
+    hf_batch = TransformersLMCollator(tokenizer, mlm=False)(rows)  # builds labels, masks every pad id
+    eos = tokenizer.eos_token_id
+    return int((trl_batch["labels"] == eos).sum()), int((hf_batch["labels"] == eos).sum())
+
+
+def check(seed: int = 0) -> str:
+    set_seed(seed)
+    tokenizer = AutoTokenizer.from_pretrained(MODEL)
+
+    # Symptom: weights that carry nothing (what a failed load amounts to) predict uniformly: loss = ln(V).
+    broken = AutoModelForCausalLM.from_config(AutoConfig.from_pretrained(MODEL))
+    start, ln_v = loss_vs_uniform(broken, tokenizer, TEXTS)
+    assert abs(start - ln_v) < 0.05 * ln_v, f"claim: random weights give loss ~ ln(V)={ln_v:.2f}, got {start:.2f}"
+    logs = train(broken, tokenizer, seed, learning_rate=2e-5, steps=2)
+    for key in ("loss", "entropy"):
+        values = [row[key] for row in logs]
+        assert all(abs(v - ln_v) < 0.05 * ln_v for v in values), f"claim: logged {key} ~ ln(V): {values}"
+
+    # A model that learned something, then frozen (learning_rate=0): it keeps its own loss, it does not drift to ln(V).
+    model, info = AutoModelForCausalLM.from_pretrained(MODEL, output_loading_info=True)
+    assert not info["missing_keys"], f"claim: the checkpoint loads completely, missing {info['missing_keys']}"
+    loaded, _ = loss_vs_uniform(model, tokenizer, TEXTS)
+    if loaded > 0.8 * ln_v:  # the tiny test model is itself random: a few steps make it stand in for a pretrained one
+        train(model, tokenizer, seed, learning_rate=1e-2, steps=8)
+    before, _ = loss_vs_uniform(model, tokenizer, TEXTS)
+    assert before < 0.8 * ln_v, f"claim: a model that learned sits below ln(V)={ln_v:.2f}, got {before:.2f}"
+    frozen = [row["loss"] for row in train(model, tokenizer, seed, learning_rate=0.0, steps=2)]
+    assert max(frozen) - min(frozen) < 0.01 * before, f"claim: learning_rate=0 keeps the loss fixed: {frozen}"
+    assert max(frozen) < 0.8 * ln_v, f"claim: a frozen model stays below ln(V)={ln_v:.2f}: {frozen}"
+
+    # The folklore fix: pad = eos keeps EOS labels in TRL, while transformers' LM collator drops them.
+    trl_eos, hf_eos = eos_labels_when_pad_is_eos(model, tokenizer, seed)
+    assert trl_eos == len(TEXTS), f"claim: TRL keeps one EOS label per example when pad = eos, got {trl_eos}"
+    assert hf_eos == 0, f"claim: transformers' LM collator masks every EOS when pad = eos, got {hf_eos}"
     return (
-        f"loss with lr=0 stays at {bad['loss'][-1]:.3f} ≈ ln(V)={ln_v:.3f}, a learning run reaches "
-        f"{min(good['loss'][-3:]):.3f}; pad=eos keeps EOS labels in TRL ({pad['eos_labelled_trl']}/{pad['examples']}) "
-        f"but transformers' LM collator masks them ({pad['eos_labelled_hf_collator']})"
+        f"random weights: loss {start:.3f} vs ln(V)={ln_v:.3f}; learned then frozen: {before:.3f} -> "
+        f"{frozen[-1]:.3f}; pad=eos keeps {trl_eos}/{len(TEXTS)} EOS labels in TRL, {hf_eos} in transformers' collator"
     )
-# --8<-- [end:verify]
 
+
+SEEDS = (0, 1)  # it trains, so the suite runs two seeds
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,71 +1,75 @@
 """Conversational data + a tokenizer without a chat template: what TRL 1.16 raises, and chat_template_path.
 
 Page: docs/sft/missing-chat-template.md (中文: docs/sft/missing-chat-template.zh.md)
-Run:  python snippets/sft/missing-chat-template.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# no training: only trainer construction (dataset preparation)
-SEEDS = (0, 1, 2)
-
-CHAT = [{"messages": [{"role": "user", "content": "Two plus two?"}, {"role": "assistant", "content": "Four."}]}]
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """A base-model tokenizer (chat_template None) meets a `messages` dataset."""
-    from datasets import Dataset
-    from transformers import AutoTokenizer
-    from trl import SFTConfig, SFTTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tok = AutoTokenizer.from_pretrained(path)
-    tok.chat_template = None  # what many base checkpoints ship
-    try:
-        SFTTrainer(model=path, args=runner.config(SFTConfig, seed), train_dataset=Dataset.from_list(CHAT),
-                   processing_class=tok)
-    except ValueError as e:
-        return {"error": f"{type(e).__name__}: {e}"}
-    return {"error": None}
-# --8<-- [end:symptom]
-
-
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """Give SFTConfig a Jinja file through `chat_template_path` (a tokenizer folder or hub id also works)."""
-    import pathlib
-    import tempfile
+import os
+import tempfile
 
-    from datasets import Dataset
-    from transformers import AutoTokenizer
-    from trl import SFTConfig, SFTTrainer
+import torch
+from trl import SFTConfig
 
-    from handbook.tiny import CHATML_TEMPLATE  # stand-in for the template you want
+CHATML = (
+    "{% for message in messages %}"
+    "{{ '<|im_start|>' + message['role'] + '\\n' + message['content'] + '<|im_end|>\\n' }}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\\n' }}{% endif %}"
+)
+template_dir = tempfile.TemporaryDirectory()
+chatml_file = os.path.join(template_dir.name, "chatml.jinja")
+with open(chatml_file, "w", encoding="utf-8") as f:
+    f.write(CHATML)
 
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tok = AutoTokenizer.from_pretrained(path)
-    tok.chat_template = None
-    jinja = pathlib.Path(tempfile.mkdtemp()) / "chatml.jinja"
-    jinja.write_text(CHATML_TEMPLATE, encoding="utf-8")
-    args = runner.config(SFTConfig, seed, chat_template_path=str(jinja))
-    trainer = SFTTrainer(model=path, args=args, train_dataset=Dataset.from_list(CHAT), processing_class=tok)
-    text = tok.decode(trainer.train_dataset[0]["input_ids"])
-    return {"template_set": trainer.processing_class.chat_template is not None, "text": text}
+
+def config_with_template(seed=0):
+    """A .jinja path in chat_template_path is read into the tokenizer's chat_template."""
+    return SFTConfig(chat_template_path=chatml_file, seed=seed, bf16=torch.cuda.is_available(), save_strategy="no")
+
+
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    bad, good = symptom(seed), fix(seed)
-    assert bad["error"] and "chat_template is not set" in bad["error"], f"expected the missing-template error: {bad}"
-    assert good["template_set"], "chat_template_path did not set the tokenizer's template"
-    assert good["text"].startswith("<|im_start|>user\nTwo plus two?<|im_end|>"), f"not rendered by the template: {good}"
-    return "no template -> ValueError at SFTTrainer(...); chat_template_path=<file>.jinja renders the messages"
-# --8<-- [end:verify]
+# --8<-- [start:evidence]
+from datasets import Dataset
+from transformers import AutoTokenizer, set_seed
+from trl import SFTTrainer
 
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+CHAT = [{"messages": [{"role": "user", "content": "Two plus two?"}, {"role": "assistant", "content": "Four."}]}]
+TEXT = [{"text": "Two plus two? Four."}]
+
+
+def build(rows, args):
+    """SFTTrainer with the model's tokenizer stripped of its template, as a base checkpoint ships it."""
+    tokenizer = AutoTokenizer.from_pretrained(MODEL)
+    tokenizer.chat_template = None
+    return SFTTrainer(model=MODEL, args=args, train_dataset=Dataset.from_list(rows), processing_class=tokenizer)
+
+
+def check(seed: int = 0) -> str:
+    set_seed(seed)
+    plain_args = SFTConfig(seed=seed, bf16=torch.cuda.is_available(), save_strategy="no")
+    try:
+        build(CHAT, plain_args)
+        error = ""
+    except ValueError as e:
+        error = str(e)
+    assert "chat_template is not set" in error, f"claim: messages + no template raise at SFTTrainer(...), got {error!r}"
+
+    build(TEXT, plain_args)  # claim: a plain `text` dataset never needs the template (this would raise otherwise)
+
+    trainer = build(CHAT, config_with_template(seed))
+    text = trainer.processing_class.decode(trainer.train_dataset[0]["input_ids"])
+    expected = "<|im_start|>user\nTwo plus two?<|im_end|>\n<|im_start|>assistant\nFour.<|im_end|>"
+    assert text.startswith(expected), f"claim: chat_template_path renders the messages with the file, got {text!r}"
+    return f"no template -> ValueError at SFTTrainer(...); text data is fine; chat_template_path renders {text!r}"
+
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,100 +1,108 @@
 """Multi-turn SFT: which turns assistant_only_loss trains, and how the loss is averaged (per token, not per reply).
 
 Page: docs/sft/multi-turn-loss-weighting.md (中文: docs/sft/multi-turn-loss-weighting.zh.md)
-Run:  python snippets/sft/multi-turn-loss-weighting.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
 
-# no training: one forward pass through compute_loss
-SEEDS = (0, 1, 2)
+# --8<-- [start:fix]
+def last_turn_only(example):
+    """Earlier turns become a conversational prompt; only the final assistant reply is the completion."""
+    messages = example["messages"]
+    return {"prompt": messages[:-1], "completion": messages[-1:]}
+
+
+# --8<-- [end:fix]
+
+
+# --8<-- [start:evidence]
+import math
+import os
+
+import torch
+from datasets import Dataset
+from transformers import set_seed
+from trl import SFTConfig, SFTTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
 SHORT, LONG = "Yes.", "The capital of France is Paris, and the sea is wide and the waves are blue."
 CONVERSATIONS = [
-    {"messages": [
-        {"role": "user", "content": "Answer yes or no."}, {"role": "assistant", "content": SHORT},
-        {"role": "user", "content": "What is the capital of France?"}, {"role": "assistant", "content": LONG},
-    ]},
+    {
+        "messages": [
+            {"role": "user", "content": "Answer yes or no."},
+            {"role": "assistant", "content": SHORT},
+            {"role": "user", "content": "What is the capital of France?"},
+            {"role": "assistant", "content": LONG},
+        ]
+    },
     {"messages": [{"role": "user", "content": "Answer yes or no."}, {"role": "assistant", "content": SHORT}]},
 ]
 
 
-def _trainer(seed: int, dataset: list[dict]):
-    from datasets import Dataset
-    from transformers import AutoTokenizer
-    from trl import SFTConfig, SFTTrainer
-
-    runner.setup(seed)
-    path = runner.model_path(seed)
-    tok = AutoTokenizer.from_pretrained(path)
-    args = runner.config(SFTConfig, seed, assistant_only_loss=True)
-    return SFTTrainer(model=path, args=args, train_dataset=Dataset.from_list(dataset), processing_class=tok), tok
+def build(rows, seed, **config):
+    """An SFTTrainer on these rows; nothing is trained, the dataset is only prepared."""
+    set_seed(seed)
+    args = SFTConfig(seed=seed, bf16=torch.cuda.is_available(), save_strategy="no", **config)
+    return SFTTrainer(model=MODEL, args=args, train_dataset=Dataset.from_list(rows))
 
 
-def _spans(labels: list[int]) -> list[int]:
-    """Lengths of the runs of labelled tokens (one run per trained assistant turn)."""
-    runs, cur = [], 0
-    for lab in labels + [-100]:
-        if lab != -100:
-            cur += 1
-        elif cur:
-            runs.append(cur)
-            cur = 0
+def labelled_runs(labels):
+    """Lengths of the runs of trained (not -100) tokens: one run per trained reply."""
+    runs, current = [], 0
+    for label in list(labels) + [-100]:
+        if label != -100:
+            current += 1
+        elif current:
+            runs.append(current)
+            current = 0
     return runs
 
 
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """assistant_only_loss=True on a two-turn and a one-turn conversation: what is trained, how it is averaged."""
-    import torch
-
-    trainer, tok = _trainer(seed, CONVERSATIONS)
-    rows = [trainer.train_dataset[i] for i in range(len(CONVERSATIONS))]
-    batch = trainer.data_collator([{"input_ids": r["input_ids"], "labels": r["labels"]} for r in rows])
+def loss_and_means(trainer):
+    """The trainer's loss on the whole dataset as one batch, the token mean, and the mean of per-sequence means."""
+    rows = [{"input_ids": r["input_ids"], "labels": r["labels"]} for r in trainer.train_dataset]
+    batch = {k: v.to(trainer.model.device) for k, v in trainer.data_collator(rows).items()}
     model = trainer.model.eval()
     with torch.no_grad():
-        loss = float(trainer.compute_loss(model, dict(batch)))
+        trainer_loss = trainer.compute_loss(model, dict(batch)).item()
         logits = model(input_ids=batch["input_ids"], attention_mask=batch["attention_mask"]).logits
-    # Recompute by hand: per-token NLL of every labelled position
-    logp = torch.log_softmax(logits[:, :-1].float(), -1)
+    log_probs = torch.log_softmax(logits[:, :-1].float(), dim=-1)
     target = batch["labels"][:, 1:]
     mask = target != -100
-    nll = -logp.gather(-1, target.clamp(min=0).unsqueeze(-1)).squeeze(-1) * mask
-    return {
-        "spans_per_conversation": [_spans(r["labels"]) for r in rows],
-        "trainer_loss": loss,
-        "token_mean": float(nll.sum() / mask.sum()),
-        "mean_of_sequence_means": float((nll.sum(1) / mask.sum(1)).mean()),
-    }
-# --8<-- [end:symptom]
+    nll = -log_probs.gather(-1, target.clamp(min=0).unsqueeze(-1)).squeeze(-1) * mask
+    return trainer_loss, (nll.sum() / mask.sum()).item(), (nll.sum(1) / mask.sum(1)).mean().item()
 
 
-# --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """Train only the final reply: move earlier turns into a conversational `prompt`, the last reply into
-    `completion` (completion-only loss is the default for prompt-completion data)."""
-    msgs = CONVERSATIONS[0]["messages"]
-    trainer, tok = _trainer(seed, [{"prompt": msgs[:-1], "completion": msgs[-1:]}])
-    labels = trainer.train_dataset[0]["labels"]
-    return {"spans": _spans(labels), "trained_text": tok.decode([t for t in labels if t != -100])}
-# --8<-- [end:fix]
-
-
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    bad, good = symptom(seed), fix(seed)
-    two_turn, one_turn = bad["spans_per_conversation"]
-    assert len(two_turn) == 2 and len(one_turn) == 1, f"every assistant turn should be trained: {bad}"
-    assert two_turn[1] > 3 * two_turn[0], f"the long reply should carry many more labelled tokens: {two_turn}"
-    assert abs(bad["trainer_loss"] - bad["token_mean"]) < 1e-4, f"SFT loss is not the token mean: {bad}"
-    assert abs(bad["token_mean"] - bad["mean_of_sequence_means"]) > 1e-3, "test data cannot tell the two apart"
-    assert len(good["spans"]) == 1 and good["trained_text"].startswith(LONG), f"last-turn-only failed: {good}"
-    return (
-        f"assistant_only_loss trains every assistant turn (labelled tokens {two_turn} + {one_turn}); the loss is "
-        f"the token mean ({bad['trainer_loss']:.4f}), so long replies weigh more, not less"
+def check(seed: int = 0) -> str:
+    trainer = build(CONVERSATIONS, seed, assistant_only_loss=True)
+    two_turn, one_turn = (labelled_runs(row["labels"]) for row in trainer.train_dataset)
+    assert len(two_turn) == 2 and len(one_turn) == 1, f"claim: every assistant turn is trained, {two_turn} {one_turn}"
+    assert two_turn[1] > 3 * two_turn[0], f"claim: the long reply has many more labelled tokens, {two_turn}"
+    trainer_loss, token_mean, sequence_mean = loss_and_means(trainer)
+    assert math.isclose(trainer_loss, token_mean, rel_tol=1e-4), (
+        f"claim: the SFT loss is the mean over labelled tokens, {trainer_loss:.5f} vs {token_mean:.5f}"
     )
-# --8<-- [end:verify]
+    assert not math.isclose(token_mean, sequence_mean, rel_tol=1e-4), (
+        f"claim: it is not the mean of per-sequence means, {token_mean:.5f} vs {sequence_mean:.5f}"
+    )
 
+    rows = [last_turn_only(CONVERSATIONS[0])]
+    fixed = build(rows, seed)  # prompt-completion data: completion_only_loss is on by default
+    labels = fixed.train_dataset[0]["labels"]
+    trained = fixed.processing_class.decode([t for t in labels if t != -100])
+    assert len(labelled_runs(labels)) == 1 and trained.startswith(LONG), (
+        f"claim: the prompt-completion rewrite trains only the final reply, got {trained!r}"
+    )
+    return (
+        f"assistant_only_loss trains every assistant turn (labelled tokens {two_turn} + {one_turn}); loss "
+        f"{trainer_loss:.4f} = token mean {token_mean:.4f} != mean of sequence means {sequence_mean:.4f}; "
+        f"last_turn_only trains {trained!r}"
+    )
+
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

@@ -1,76 +1,100 @@
 """Old SFTTrainer arguments after an upgrade: the TypeErrors TRL 1.16 raises and where each argument went.
 
 Page: docs/sft/renamed-arguments.md (中文: docs/sft/renamed-arguments.zh.md)
-Run:  python snippets/sft/renamed-arguments.py
 """
 
-from handbook import runner  # first: sets the fast, offline, 1-thread environment
-
-# fact checks: signatures and the errors raised before any model work
-SEEDS = (0, 1, 2)
-
-# old call -> where it lives in TRL 1.16
-MAPPING = {
-    ("SFTTrainer", "tokenizer"): ("SFTTrainer", "processing_class"),
-    ("SFTConfig", "max_seq_length"): ("SFTConfig", "max_length"),
-    ("SFTTrainer", "max_seq_length"): ("SFTConfig", "max_length"),
-    ("SFTTrainer", "dataset_text_field"): ("SFTConfig", "dataset_text_field"),
-    ("SFTTrainer", "packing"): ("SFTConfig", "packing"),
-    ("SFTTrainer", "dataset_kwargs"): ("SFTConfig", "dataset_kwargs"),
-    ("SFTTrainer", "dataset_num_proc"): ("SFTConfig", "dataset_num_proc"),
-}
-
-
-# --8<-- [start:symptom]
-def symptom(seed: int = 0) -> dict:
-    """Call TRL 1.16 the old way and collect the error messages users paste."""
-    from trl import SFTConfig, SFTTrainer
-
-    runner.setup(seed)
-    errors = {}
-    for (where, name), _ in MAPPING.items():
-        try:
-            if where == "SFTConfig":
-                SFTConfig(output_dir="/tmp/handbook-renamed", use_cpu=True, bf16=False, **{name: 512})
-            else:
-                SFTTrainer(model=runner.model_path(seed), **{name: None})
-        except TypeError as e:
-            errors[(where, name)] = str(e)
-    return errors
-# --8<-- [end:symptom]
-
-
 # --8<-- [start:fix]
-def fix(seed: int = 0) -> dict:
-    """Where each argument lives now (read from the installed signatures)."""
-    import dataclasses
-    import inspect
+import os
 
-    from trl import SFTConfig, SFTTrainer
+import torch
+from transformers import AutoTokenizer
+from trl import SFTConfig, SFTTrainer
 
-    homes = {
-        "SFTConfig": {f.name for f in dataclasses.fields(SFTConfig)},
-        "SFTTrainer": set(inspect.signature(SFTTrainer.__init__).parameters),
-    }
-    found = {new: new[1] in homes[new[0]] for new in MAPPING.values()}
-    found[("SFTTrainer", "formatting_func")] = "formatting_func" in homes["SFTTrainer"]  # stayed on the trainer
-    found[("SFTTrainer", "peft_config")] = "peft_config" in homes["SFTTrainer"]
-    found[("default", "dataset_text_field=text")] = SFTConfig.__dataclass_fields__["dataset_text_field"].default == "text"
-    found[("default", "max_length=1024")] = SFTConfig.__dataclass_fields__["max_length"].default == 1024
-    return found
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+
+def build_trainer(dataset, seed=0):
+    """The TRL 1.16 spelling: data options on SFTConfig, the tokenizer as processing_class."""
+    args = SFTConfig(
+        max_length=64,  # was max_seq_length=, on the trainer or the config
+        dataset_text_field="content",  # was an SFTTrainer argument (default "text")
+        packing=True,  # was an SFTTrainer argument
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+        save_strategy="no",
+    )
+    tokenizer = AutoTokenizer.from_pretrained(MODEL)
+    return SFTTrainer(model=MODEL, args=args, train_dataset=dataset, processing_class=tokenizer)  # was tokenizer=
+
+
 # --8<-- [end:fix]
 
 
-# --8<-- [start:verify]
-def verify(seed: int = 0) -> str:
-    bad, good = symptom(seed), fix(seed)
-    for (where, name) in MAPPING:
-        msg = bad.get((where, name), "")
-        assert f"got an unexpected keyword argument '{name}'" in msg, f"{where}({name}=...) no longer raises: {msg!r}"
-    assert all(good.values()), f"a new home is missing: {good}"
-    return f"{len(bad)} old spellings raise TypeError; processing_class / SFTConfig.max_length etc. exist"
-# --8<-- [end:verify]
+# --8<-- [start:evidence]
+import dataclasses
+import inspect
 
+from datasets import Dataset
+from transformers import set_seed
+
+OLD_SPELLINGS = [  # (where the old code passed it, the name, a value)
+    ("SFTTrainer", "tokenizer", None),
+    ("SFTConfig", "max_seq_length", 64),
+    ("SFTTrainer", "max_seq_length", 64),
+    ("SFTTrainer", "dataset_text_field", "content"),
+    ("SFTTrainer", "packing", True),
+    ("SFTTrainer", "dataset_kwargs", {}),
+    ("SFTTrainer", "dataset_num_proc", 1),
+]
+TEXTS = ["Two plus two equals four.", "Answer yes or no. Yes.", "The sea is wide.", "Paris is in France."] * 2
+
+
+def old_call_error(where, name, value):
+    """Call TRL the old way; return the TypeError message (the trainer fails before it loads anything)."""
+    try:
+        if where == "SFTConfig":
+            SFTConfig(**{name: value})
+        else:
+            SFTTrainer(model=MODEL, **{name: value})
+    except TypeError as e:
+        return str(e)
+    return ""
+
+
+def check(seed: int = 0) -> str:
+    set_seed(seed)
+    for where, name, value in OLD_SPELLINGS:
+        message = old_call_error(where, name, value)
+        assert f"got an unexpected keyword argument '{name}'" in message, (
+            f"claim: {where}({name}=...) raises TypeError in TRL 1.16, got {message!r}"
+        )
+
+    trainer = build_trainer(Dataset.from_list([{"content": text} for text in TEXTS]), seed)
+    rows = trainer.train_dataset["input_ids"]
+    assert len(rows) < len(TEXTS), f"claim: SFTConfig(packing=True) packs, {len(TEXTS)} texts -> {len(rows)} rows"
+    assert max(len(row) for row in rows) <= 64, "claim: SFTConfig(max_length=64) sets the packed row length"
+
+    trainer_params = inspect.signature(SFTTrainer.__init__).parameters
+    assert {"processing_class", "formatting_func", "peft_config"} <= set(trainer_params), (
+        "claim: processing_class, formatting_func and peft_config are SFTTrainer arguments"
+    )
+    defaults = {f.name: f.default for f in dataclasses.fields(SFTConfig)}
+    assert {"max_length", "dataset_text_field", "packing", "dataset_kwargs", "dataset_num_proc"} <= set(defaults), (
+        "claim: the data options are SFTConfig fields"
+    )
+    assert (defaults["max_length"], defaults["dataset_text_field"]) == (1024, "text"), (
+        f"claim: defaults max_length=1024, dataset_text_field='text', got {defaults['max_length']}, "
+        f"{defaults['dataset_text_field']!r}"
+    )
+    return (
+        f"{len(OLD_SPELLINGS)} old spellings raise TypeError; SFTConfig(max_length=64, "
+        f"dataset_text_field='content', packing=True) + processing_class: {len(TEXTS)} texts -> {len(rows)} rows"
+    )
+
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
 
 if __name__ == "__main__":
-    runner.verdict(True, verify())
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]
