@@ -159,6 +159,8 @@ def _check_code(snip: Snippet, tree: ast.Module) -> None:
                 snip.error(node.lineno, "imports", f"imports {name!r} from this repository: a reader cannot paste that")
         if isinstance(node, ast.ImportFrom) and node.level:
             snip.error(node.lineno, "imports", "relative import: a reader cannot paste that")
+        if isinstance(node, ast.Assert) and node.msg is None:
+            snip.error(node.lineno, "assert", "has no message: say which claim of the page failed")
     top = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     snip.functions = set(top)
     if CHECK not in top:

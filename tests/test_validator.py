@@ -148,6 +148,7 @@ SNIPPET = contract.SNIPPETS / "online-rl" / "grpo-zero-std-group.py"
             "has no 'fix' section",
         ),
         (lambda t: t.replace("def check(", "def check(("), "syntax"),
+        (lambda t: t.replace(', "claim: reward_std logs 0"', ""), "assert: has no message"),
     ],
 )
 def test_each_snippet_contract_breach_names_file_line_and_field(tmp_path, edit, expected):
