@@ -1,6 +1,7 @@
 # Two commands a newcomer needs (see README.md):
 #   make serve   install the light docs environment and serve the site on http://127.0.0.1:8000
 #   make test    install the pinned test environment and run every check CI runs
+#   (make matrix runs every page on several TRL releases and rewrites compat/trl-matrix.json)
 PYTHON ?= python3
 DOCS_VENV ?= .venv-docs
 TEST_VENV ?= .venv
@@ -9,7 +10,7 @@ export NO_MKDOCS_2_WARNING = 1
 export OMP_NUM_THREADS = 1
 export HF_HUB_OFFLINE = 1
 
-.PHONY: serve docs test check snippets format clean
+.PHONY: serve docs test check snippets matrix format clean
 
 $(DOCS_VENV)/.installed: requirements/docs.txt
 	$(PYTHON) -m venv $(DOCS_VENV)
@@ -46,6 +47,10 @@ test: $(TEST_VENV)/.installed
 
 snippets: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests/test_snippets.py
+
+# the TRL version matrix: every page on several TRL releases -> compat/trl-matrix.json (commit it)
+matrix: $(TEST_VENV)/.installed
+	$(TEST_VENV)/bin/python -m handbook matrix --workers $(WORKERS)
 
 format: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/ruff format . && $(TEST_VENV)/bin/ruff check --fix .

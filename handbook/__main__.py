@@ -4,6 +4,9 @@
 - ``python -m handbook check``: validate every page, its twin and its snippet against the contract.
 - ``python -m handbook code <page.md>``: print the code the page shows, as a reader would paste it.
 - ``python -m handbook run <page.md> [--seed N]``: paste-run the page's code (as the test suite does).
+- ``python -m handbook matrix [--trl X.Y.Z]``: the TRL version matrix (``make matrix``).
+- ``python -m handbook mutate 'GRPOConfig.beta=0.04'``: the mutation check: which pages fail when one TRL
+  default changes.
 - ``python -m handbook tiny``: build (once) the tiny test model and print its path, e.g. for
   ``HANDBOOK_MODEL=$(python -m handbook tiny) python page.py``.
 """
@@ -21,7 +24,7 @@ def new(chapter: str, slug: str) -> int:
     if chapter not in pages.CHAPTERS:
         print(f"error: unknown chapter {chapter!r}; one of {', '.join(pages.CHAPTERS)}", file=sys.stderr)
         return 2
-    if not pages.SLUG.match(slug):
+    if not pages.SLUG.fullmatch(slug):
         print(f"error: slug {slug!r} must be kebab-case (a-z, 0-9, '-')", file=sys.stderr)
         return 2
     templates = pages.ROOT / "handbook" / "templates"
@@ -94,7 +97,21 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("page")
     p_run.add_argument("--seed", type=int, action="append", help="a seed (repeatable); default: the snippet's SEEDS")
     sub.add_parser("tiny", help="build (once) the tiny test model and print its path")
+    p_mut = sub.add_parser("mutate", help="run every page with a TRL default changed; list the pages that fail")
+    p_mut.add_argument("spec", help="Class.field=value[;...], e.g. 'GRPOConfig.beta=0.04'")
+    p_mut.add_argument("--workers", type=int, default=2)
+    p_matrix = sub.add_parser("matrix", help="run every page on several TRL releases; write compat/trl-matrix.json")
+    p_matrix.add_argument("--trl", action="append", help="a TRL version (repeatable); default: baseline, pin, newest")
+    p_matrix.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
+    if args.cmd == "mutate":
+        from handbook import matrix
+
+        return matrix.mutate(args.spec, args.workers)
+    if args.cmd == "matrix":
+        from handbook import matrix
+
+        return matrix.main(args.trl, args.workers)
     if args.cmd == "tiny":
         from handbook import tiny
 

@@ -54,6 +54,55 @@ FORBIDDEN_IMPORTS = ("handbook", "tests", "hooks", "conftest", "snippets")
 """Top-level packages of this repository: page code must not import them."""
 
 
+VERSIONED = ("trl", "transformers")
+"""Front-matter fields that hold a PEP 440 range of that package: outside it a page is skipped."""
+
+
+def out_of_range(meta: dict) -> str | None:
+    """Why the installed TRL/transformers is outside the page's ranges, or None when the page applies."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from packaging.specifiers import SpecifierSet
+
+    for dist in VERSIONED:
+        spec = meta.get(dist)
+        if not spec:
+            continue
+        try:
+            installed = version(dist)
+        except PackageNotFoundError:
+            return f"{dist} is not installed"
+        if not SpecifierSet(spec).contains(installed, prereleases=True):
+            return f"the page holds for {dist}{spec}; installed {dist} is {installed}"
+    return None
+
+
+MAX_BYTES = 256 * 1024
+"""A page or snippet larger than this is refused (a real one is under 20 KB)."""
+
+
+def read_text(path: pathlib.Path) -> tuple[str | None, str | None]:
+    """``(text, problem)``: the file as UTF-8 text with LF line ends, or why it is refused."""
+    try:
+        if path.is_symlink():
+            return None, "is a symbolic link: pages and snippets must be plain files in the repository"
+        data = path.read_bytes()
+    except OSError as e:
+        return None, f"cannot be read ({e.strerror})"
+    if len(data) > MAX_BYTES:
+        return None, f"is {len(data)} bytes; the limit is {MAX_BYTES}"
+    if data.startswith(b"\xef\xbb\xbf"):
+        return None, "starts with a UTF-8 byte-order mark: save it as UTF-8 without BOM"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        return None, f"is not UTF-8 (line {line}, byte {e.start}): save it as UTF-8"
+    if "\r" in text:
+        return None, "has CR (Windows or old Mac) line endings: use LF"
+    return text, None
+
+
 def anchor_of(section: str) -> str:
     """The page section (heading anchor) a snippet section is shown under: ``evidence-run`` -> ``evidence``."""
     return section.split("-", 1)[0]
@@ -64,6 +113,7 @@ class Snippet:
     """A parsed snippet file. ``errors`` are ``file:line: field: message`` strings; parsing never raises."""
 
     path: pathlib.Path
+    root: pathlib.Path = ROOT  # file names in errors are relative to this
     sections: dict[str, str] = field(default_factory=dict)  # name -> code (dedented), in file order
     seeds: tuple[int, ...] = ()
     functions: set[str] = field(default_factory=set)
@@ -72,7 +122,7 @@ class Snippet:
 
     @property
     def rel(self) -> str:
-        return str(self.path.relative_to(ROOT)) if self.path.is_relative_to(ROOT) else str(self.path)
+        return str(self.path.relative_to(self.root)) if self.path.is_relative_to(self.root) else str(self.path)
 
     @property
     def code(self) -> str:
@@ -90,13 +140,12 @@ def _dedent(lines: list[str]) -> str:
     return textwrap.dedent("\n".join(lines))
 
 
-def parse(path: pathlib.Path) -> Snippet:
+def parse(path: pathlib.Path, root: pathlib.Path = ROOT) -> Snippet:
     """Read a snippet file and check it against the contract (never raises on bad input)."""
-    snip = Snippet(path=path)
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        snip.error(None, "file", f"cannot be read as UTF-8 text ({type(e).__name__}: {e})")
+    snip = Snippet(path=path, root=root)
+    text, problem = read_text(path)
+    if problem:
+        snip.error(None, "file", problem)
         return snip
     lines = text.splitlines()
     spans: list[tuple[str, int, int]] = []  # name, first code line (1-based), last code line

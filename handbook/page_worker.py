@@ -51,6 +51,28 @@ import transformers  # noqa: E402,F401
 import trl  # noqa: E402,F401
 
 transformers.utils.logging.disable_progress_bar()
+
+
+def _mutate(spec: str) -> None:
+    """``Class.field=value;...``: change a TRL config default for this process (the mutation check)."""
+    for item in filter(None, spec.split(";")):
+        target, _, raw = item.partition("=")
+        cls_name, _, fld = target.strip().partition(".")
+        cls = getattr(trl, cls_name)
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            value = raw
+        original = cls.__init__
+
+        def init(self, *args, _original=original, _field=fld, _value=value, **kwargs):
+            kwargs.setdefault(_field, _value)
+            _original(self, *args, **kwargs)
+
+        cls.__init__ = init
+
+
+_mutate(os.environ.get("HANDBOOK_MUTATE", ""))
 datasets.disable_progress_bars()
 
 proto.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")

@@ -6,6 +6,7 @@ and by ``python -m handbook check``. Every error names the file and the field.
 
 from __future__ import annotations
 
+import os
 import pathlib
 import re
 from dataclasses import dataclass, field
@@ -54,7 +55,8 @@ ADVICE = re.compile(r"000 §11\.(?:\d+ row \d+|6|9|11)|002 (?:principle|trick|ph
 (``000 §11.3 row 6``; sections 11.6, 11.9 and 11.11 have no table: ``000 §11.6``), or an item of document 002
 numbered in document order from 1 (``002 principle 1``, ``002 trick 13``, ``002 phenomenon 12``)."""
 SOURCE = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*(?:\{#([\w-]+)\})?\s*$")
+HEADING = re.compile(r"(#{1,6})[ \t]+(.*)")
+ANCHOR = re.compile(r"\{#([\w-]+)\}")
 INCLUDE = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
 PYTHON_LANGS = ("python", "py", "python3", "pycon")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)(.*)$")
@@ -75,6 +77,12 @@ class FrontMatter(BaseModel):
     advice: list[str]
     sources: list[str] = []
     trl: str
+    """The TRL versions on which the snippet's assertions were observed to hold (PEP 440). The matrix run
+    (``make matrix``) records where they really did; the test suite skips the page outside this range."""
+    transformers: str | None = None
+    """Optional: the transformers versions the claim depends on (PEP 440); outside it the page is skipped."""
+    advice_trl: str | None = None
+    """Optional: the TRL versions the common advice was written for, when that era is over (PEP 440)."""
     verdict: Literal[VERDICTS]  # type: ignore[valid-type]
     verdict_reason: str = Field(min_length=10)
     order: int = 100
@@ -84,7 +92,7 @@ class FrontMatter(BaseModel):
     @field_validator("id")
     @classmethod
     def _slug(cls, v: str) -> str:
-        if not SLUG.match(v):
+        if not SLUG.fullmatch(v):
             raise ValueError("must be kebab-case (a-z, 0-9, '-')")
         return v
 
@@ -120,17 +128,21 @@ class FrontMatter(BaseModel):
     @classmethod
     def _sources(cls, v: list[str]) -> list[str]:
         for src in v:
-            if not SOURCE.match(src):
+            if not SOURCE.fullmatch(str(src)):
                 raise ValueError(f"{src!r} must look like 'owner/repo#123'")
         return v
 
-    @field_validator("trl")
+    @field_validator("trl", "transformers", "advice_trl")
     @classmethod
-    def _trl(cls, v: str) -> str:
+    def _specifier(cls, v: str | None) -> str | None:
+        if v is None:
+            return v
         try:
             SpecifierSet(v)
         except InvalidSpecifier as e:
             raise ValueError(f"not a PEP 440 version specifier: {e}") from None
+        if not v.strip():
+            raise ValueError("is empty: give a range such as '>=1.0'")
         return v
 
     @model_validator(mode="after")
@@ -165,6 +177,7 @@ class Page:
     meta: dict
     body: str
     errors: list[str] = field(default_factory=list)
+    offset: int = 0  # lines of front matter before the body: body line n is file line offset + n
 
     @property
     def rel(self) -> str:
@@ -174,17 +187,39 @@ class Page:
     def kind(self) -> str:
         return self.meta.get("kind", "pitfall")
 
-    def error(self, where: str, msg: str) -> None:
-        self.errors.append(f"{self.rel}: {where}: {msg}")
+    def error(self, where: str, msg: str, line: int | None = None) -> None:
+        self.errors.append(f"{self.rel}:{line}: {where}: {msg}" if line else f"{self.rel}: {where}: {msg}")
+
+
+class FrontMatterError(ValueError):
+    """Front matter that cannot be read; ``line`` is 1-based in the file, when known."""
+
+    def __init__(self, msg: str, line: int | None = None):
+        super().__init__(msg)
+        self.line = line
 
 
 def split_front_matter(text: str) -> tuple[dict | None, str]:
+    """``(meta, body)``; ``meta`` is None when there is no front matter. Raises FrontMatterError when the
+    block is there but is not a YAML mapping."""
     if not text.startswith("---\n"):
         return None, text
     end = text.find("\n---\n", 4)
     if end < 0:
-        return None, text
-    meta = yaml.safe_load(text[4:end]) or {}
+        raise FrontMatterError("the '---' block is never closed by a '---' line", 1)
+    try:
+        meta = yaml.safe_load(text[4:end])
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else None
+        raise FrontMatterError(f"is not valid YAML: {getattr(e, 'problem', None) or e}", line) from None
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise FrontMatterError(f"must be a YAML mapping of fields, not a {type(meta).__name__}", 2)
+    bad_keys = [k for k in meta if not isinstance(k, str)]
+    if bad_keys:
+        raise FrontMatterError(f"field names must be text, got {bad_keys[:3]!r}", 2)
     return meta, text[end + 5 :]
 
 
@@ -207,10 +242,20 @@ def headings(body: str) -> list[tuple[int, str, str | None]]:
             continue
         if in_fence:
             continue
-        m = HEADING.match(line)
-        if m:
-            out.append((len(m.group(1)), m.group(2), m.group(3)))
+        if h := heading(line):
+            out.append(h)
     return out
+
+
+def heading(line: str) -> tuple[int, str, str | None] | None:
+    """(level, text, explicit anchor) of an ATX heading line, in linear time; None for other lines."""
+    m = HEADING.fullmatch(line)
+    if not m:
+        return None
+    text, anchor = m.group(2).strip(), None
+    if text.endswith("}") and (i := text.rfind("{#")) >= 0 and ANCHOR.fullmatch(text[i:]):
+        text, anchor = text[:i].strip(), text[i + 2 : -1]
+    return len(m.group(1)), text, anchor
 
 
 def includes(body: str) -> list[str]:
@@ -239,16 +284,29 @@ def python_fences(body: str) -> list[tuple[int, str, list[str]]]:
 
 
 def load(path: pathlib.Path) -> Page:
-    text = path.read_text(encoding="utf-8")
-    meta, body = split_front_matter(text)
-    page = Page(path=path, lang=lang_of(path), meta=meta or {}, body=body)
+    """Read a page; never raises on bad input: problems are in ``page.errors`` (then ``meta`` is {})."""
+    page = Page(path=path, lang=lang_of(path), meta={}, body="")
+    text, problem = contract.read_text(path)
+    if problem:
+        page.error("file", problem)
+        return page
+    try:
+        meta, body = split_front_matter(text)
+    except FrontMatterError as e:
+        page.error("front matter", str(e), e.line)
+        page.body = text
+        return page
+    page.meta, page.body = meta or {}, body
+    page.offset = text[: len(text) - len(body)].count("\n")
     if meta is None:
-        page.error("front matter", "missing (the page must start with a '---' YAML block)")
+        page.error("front matter", "missing (the page must start with a '---' YAML block)", 1)
     return page
 
 
 def validate(page: Page) -> Page:
     """Check one page against the contract; errors are appended to ``page.errors``."""
+    if page.errors:  # the file or its front matter could not be read: nothing more to check
+        return page
     model = GuideMatter if page.kind == "guide" else FrontMatter
     try:
         model.model_validate(page.meta)
@@ -270,8 +328,30 @@ def validate(page: Page) -> Page:
             page.error("field 'snippet'", f"{expected} does not exist")
         _check_sections(page)
         _check_includes(page)
+    _check_include_paths(page)
     _check_fences(page)
     return page
+
+
+def _check_include_paths(page: Page) -> None:
+    """Every include, on any page, names a plain ``.py`` snippet file inside snippets/ (no escape, no link)."""
+    root = SNIPPETS.resolve()
+    for n, line in enumerate(page.body.splitlines(), 1):
+        m = INCLUDE.match(line)
+        if not m:
+            continue
+        at = page.offset + n
+        file = m.group(1).partition(":")[0]
+        rel = pathlib.PurePosixPath(file)
+        target = SNIPPETS / file
+        if rel.is_absolute() or ".." in rel.parts or "\\" in file:
+            page.error("include", f"{m.group(1)!r} must be a path inside snippets/, without '..'", at)
+        elif rel.suffix != ".py" or rel.name.startswith("_"):
+            page.error("include", f"{m.group(1)!r}: only tested snippet files (.py, not '_'-prefixed) can be shown", at)
+        elif any(p.is_symlink() for p in [target, *target.parents] if p.is_relative_to(SNIPPETS)):
+            page.error("include", f"{m.group(1)!r} goes through a symbolic link", at)
+        elif not target.resolve().is_relative_to(root):
+            page.error("include", f"{m.group(1)!r} resolves outside snippets/", at)
 
 
 def _check_sections(page: Page) -> None:
@@ -300,17 +380,15 @@ def _check_includes(page: Page) -> None:
     target = SNIPPETS / own
     if not target.is_file():
         return  # reported on field 'snippet'
-    snip = contract.parse(target)
-    if page.lang == "en":  # the Chinese twin shows the same file; report its problems once
-        page.errors.extend(snip.errors)
+    snip = contract.parse(target, ROOT)  # its own problems are reported once, by check_all
     shown: list[tuple[str, str | None]] = []  # (section, anchor of the heading it is under)
     anchor = None
     in_fence = False
     for line in page.body.splitlines():
         if FENCE.match(line):
             in_fence = not in_fence
-        elif not in_fence and (h := HEADING.match(line)) and len(h.group(1)) == 2:
-            anchor = h.group(3)
+        elif not in_fence and (h := heading(line)) and h[0] == 2:
+            anchor = h[2]
         if m := INCLUDE.match(line):
             file, _, section = m.group(1).partition(":")
             if file != own:
@@ -342,9 +420,10 @@ def _check_fences(page: Page) -> None:
         if len(code) == 1 and INCLUDE.match(code[0]) and info.strip() in PYTHON_LANGS:
             continue
         page.error(
-            f"line {line}",
+            "fence",
             "a Python code fence holds exactly one include of a snippet section "
             '(--8<-- "chapter/slug.py:section"); show untested code as ```text or ```diff instead',
+            page.offset + line,
         )
 
 
@@ -356,13 +435,28 @@ def check_parity(en: Page, zh: Page) -> list[str]:
     errs = []
     if en.kind != zh.kind:
         errs.append(f"{zh.rel}: field 'kind': {zh.kind!r} differs from its English twin's {en.kind!r}")
-    for key in ("id", "chapter", "snippet", "advice", "sources", "trl", "verdict", "order"):
+    for key in (
+        "id",
+        "chapter",
+        "snippet",
+        "advice",
+        "sources",
+        "trl",
+        "transformers",
+        "advice_trl",
+        "verdict",
+        "order",
+    ):
         if en.meta.get(key) != zh.meta.get(key):
             errs.append(f"{zh.rel}: field '{key}': {zh.meta.get(key)!r} differs from {en.rel}'s {en.meta.get(key)!r}")
     a_en = [a for _, _, a in headings(en.body) if a]
     a_zh = [a for _, _, a in headings(zh.body) if a]
     if a_en != a_zh:
-        errs.append(f"{zh.rel}: anchors {a_zh} differ from {en.rel}'s {a_en}")
+        errs.append(f"{zh.rel}: anchors: {a_zh} differ from {en.rel}'s {a_en}")
+    l_en = [level for level, _, _ in headings(en.body)]
+    l_zh = [level for level, _, _ in headings(zh.body)]
+    if l_en != l_zh:
+        errs.append(f"{zh.rel}: headings: levels {l_zh} differ from {en.rel}'s {l_en} (a heading added to one twin)")
     if (en.meta.get("tiny_only") is None) != (zh.meta.get("tiny_only") is None):
         errs.append(f"{zh.rel}: field 'tiny_only': set on one twin only (both or neither)")
     if includes(en.body) != includes(zh.body):
@@ -372,10 +466,29 @@ def check_parity(en: Page, zh: Page) -> list[str]:
     return errs
 
 
+def _symlinks() -> list[str]:
+    out = []
+    for top in (DOCS, SNIPPETS):
+        for dirpath, dirnames, filenames in os.walk(top):  # does not follow links
+            for name in dirnames + filenames:
+                path = pathlib.Path(dirpath, name)
+                if path.is_symlink():
+                    out.append(
+                        f"{path.relative_to(ROOT)}: file: is a symbolic link; docs/ and snippets/ hold plain files only"
+                    )
+    return out
+
+
 def check_all() -> list[str]:
-    """Validate every page, every twin pair and id uniqueness; return all errors."""
-    pages = {p.path: validate(p) for p in all_pages()}
-    errors = [e for p in pages.values() for e in p.errors]
+    """Validate every page, every twin pair and id uniqueness in one pass; return all errors (never raises)."""
+    pages = {}
+    for p in all_pages():
+        try:
+            pages[p.path] = validate(p)
+        except Exception as e:  # noqa: BLE001 - a validator bug must not hide the other pages' problems
+            p.error("validator", f"crashed on this page ({type(e).__name__}: {e}); please report it")
+            pages[p.path] = p
+    errors = _symlinks() + [e for p in pages.values() for e in p.errors]
     ids: dict[str, str] = {}
     for path, page in pages.items():
         twin = twin_of(path)
@@ -401,6 +514,7 @@ def check_all() -> list[str]:
     for snip in sorted(SNIPPETS.rglob("*.py")):
         if snip.name.startswith("_"):
             continue
+        errors += contract.parse(snip, ROOT).errors
         page = DOCS / snip.relative_to(SNIPPETS).with_suffix(".md")
         if not page.exists():
             errors.append(f"{snip.relative_to(ROOT)}: no page {page.relative_to(ROOT)} links this snippet")

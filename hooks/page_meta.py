@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import html
+import json
 import pathlib
 import re
 
@@ -31,6 +32,7 @@ LABELS = {
         "new": "not common advice",
         "applies": "Applies to TRL",
         "verified": "Verified on TRL",
+        "era": "Advice written for TRL",
         "snippet": "Tested snippet",
         "advice": "Advice item",
         "tiny": "Checked on the tiny test model only",
@@ -50,6 +52,7 @@ LABELS = {
         "new": "非常见说法",
         "applies": "适用 TRL 版本",
         "verified": "验证所用 TRL",
+        "era": "该说法针对的 TRL",
         "snippet": "测试代码",
         "advice": "说法条目",
         "tiny": "仅在微型测试模型上验证",
@@ -74,6 +77,23 @@ def verified_versions() -> dict[str, str]:
 
 
 VERSIONS = verified_versions()
+
+
+def matrix_results() -> dict:
+    """compat/trl-matrix.json, written by `make matrix` ({} before it first ran)."""
+    path = ROOT / "compat" / "trl-matrix.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+MATRIX = matrix_results()
+
+
+def passed_on(rel: str) -> list[str]:
+    """The TRL versions on which every seed of the page passed in the matrix run."""
+    cells = MATRIX.get("pages", {}).get(rel, {})
+    return [v for v in MATRIX.get("versions", {}) if cells.get(v, {}).get("outcome") == "passed"]
+
+
 SHOWN_VERSIONS = ("trl", "transformers", "torch", "accelerate", "datasets", "peft", "tokenizers")
 
 
@@ -106,14 +126,18 @@ def symptom_markdown(text: str) -> str:
 def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     t = LABELS[lang]
     v = meta.verdict
+    verified = passed_on(f"docs/{meta.chapter}/{meta.id}.md") or [VERSIONS.get("trl", "?")]
+    compat = "../../start/compatibility/"  # raw HTML: the built URL, not the .md path
     badges = [
         _badge(f"hb-verdict hb-verdict--{v}", t["verdict"], html.escape(t[v])),
         _badge("hb-trl", t["applies"], html.escape(meta.trl)),
-        _badge("hb-verified", t["verified"], html.escape(VERSIONS.get("trl", "?"))),
+        _badge("hb-verified", t["verified"], html.escape(" · ".join(verified)), compat),
         _badge(
             "hb-snippet", t["snippet"], f"<code>{html.escape(meta.snippet)}</code>", f"{REPO}/blob/main/{meta.snippet}"
         ),
     ]
+    if meta.advice_trl:
+        badges.append(_badge("hb-era", t["era"], html.escape(meta.advice_trl)))
     if meta.tiny_only:
         badges.append(_badge("hb-tiny", t["tiny"], html.escape(meta.tiny_only)))
     for item in meta.advice:
@@ -158,7 +182,86 @@ def _versions(page, lang: str) -> str:
     return "| package | version |\n| --- | --- |\n" + "\n".join(rows)
 
 
-PLACEHOLDERS = {"chapter-index": _chapter_index, "trl-version": _trl_version, "versions": _versions}
+COMPAT_LABELS = {
+    "en": {
+        "page": "Page",
+        "range": "Range",
+        "passed": "passed",
+        "failed": "failed",
+        "outside": "outside the page's range",
+        "stack": "Stack each TRL version ran with",
+        "none": "The matrix has not been run yet: `make matrix`.",
+        "why": "What failed outside a page's range",
+    },
+    "zh": {
+        "page": "页面",
+        "range": "范围",
+        "passed": "通过",
+        "failed": "失败",
+        "outside": "不在本页范围内",
+        "stack": "各 TRL 版本运行时的依赖版本",
+        "none": "尚未运行版本矩阵：`make matrix`。",
+        "why": "超出页面范围时失败的原因",
+    },
+}
+
+
+def _compatibility(page, lang: str) -> str:
+    """Pages × TRL versions from compat/trl-matrix.json: passed on every seed, or failed (and why)."""
+    t = COMPAT_LABELS[lang]
+    versions = list(MATRIX.get("versions", {}))
+    if not versions:
+        return t["none"]
+    here = pathlib.PurePosixPath(page.file.src_uri).parent
+    head = f"| {t['page']} | {t['range']} | " + " | ".join(f"TRL {html.escape(v)}" for v in versions) + " |"
+    rows = [head, "|" + " --- |" * (len(versions) + 2)]
+    notes = []
+    for rel, cells in MATRIX.get("pages", {}).items():
+        src = pathlib.PurePosixPath(rel).relative_to("docs")
+        path = ROOT / rel if lang == "en" else hp.twin_of(ROOT / rel)
+        if not path.exists():
+            continue
+        meta = hp.load(path).meta
+        link = pathlib.PurePosixPath(*[".."] * len(here.parts), src).as_posix()
+        marks = []
+        for v in versions:
+            cell = cells.get(v, {})
+            if cell.get("outcome") == "passed":
+                marks.append("✅")
+            elif cell.get("outcome") == "failed":
+                marks.append("❌" if cell.get("in_range") else f"❌ <small>{t['outside']}</small>")
+                if not cell.get("in_range"):
+                    title = html.escape(str(meta.get("title", rel)))
+                    notes.append(f"- [{title}]({link}), TRL {v}: {_code(cell.get('reason', '')[:160])}")
+            else:
+                marks.append("–")
+        rows.append(
+            f"| [{html.escape(str(meta.get('title', rel)))}]({link}) | {_code(str(meta.get('trl', '')))} | "
+            + " | ".join(marks)
+            + " |"
+        )
+    stack = [
+        f"| TRL | transformers | torch | accelerate | datasets | {t['passed']} / {t['failed']} |",
+        "|" + " --- |" * 6,
+    ]
+    for v, info in MATRIX["versions"].items():
+        st = info.get("stack", {})
+        stack.append(
+            f"| {v} | {st.get('transformers', '?')} | {st.get('torch', '?')} | {st.get('accelerate', '?')} "
+            f"| {st.get('datasets', '?')} | {info.get('passed', 0)} / {info.get('failed', 0)} |"
+        )
+    out = "\n".join(rows) + f"\n\n### {t['stack']} {{#stack}}\n\n" + "\n".join(stack)
+    if notes:
+        out += f"\n\n### {t['why']} {{#outside}}\n\n" + "\n".join(notes)
+    return out
+
+
+PLACEHOLDERS = {
+    "chapter-index": _chapter_index,
+    "trl-version": _trl_version,
+    "versions": _versions,
+    "compatibility": _compatibility,
+}
 PLACEHOLDER = re.compile(r"<!-- handbook:([\w-]+) -->")
 H1 = re.compile(r"^# .*$", re.M)
 

@@ -58,7 +58,8 @@ def runner():
 
 
 def _report(page: pages.Page, func: str, seed: int, res: harness.Result) -> str:
-    head = f"{page.rel}: {WHAT.get(res.kind, res.kind)} ({func}, seed {seed}): {res.message}"
+    title = page.meta.get("title", "")
+    head = f"{page.rel} ({title}): {WHAT.get(res.kind, res.kind)} ({func}, seed {seed}): {res.message}"
     return "\n".join(
         x
         for x in (head, res.traceback.strip(), "--- what the page printed (tail) ---" if res.log else "", res.log)
@@ -92,7 +93,7 @@ def _have(mark: str) -> str | None:
 
 @pytest.mark.parametrize(("page", "func"), list(_hardware_params()))
 def test_page_code_hardware(runner, page, func):
-    reason = _have(contract.HARDWARE[func])
+    reason = contract.out_of_range(page.meta) or _have(contract.HARDWARE[func])
     if reason:
         pytest.skip(reason)
     res = runner.run(page.path, func, 0, timeout=1800)
