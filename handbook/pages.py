@@ -54,6 +54,7 @@ ADVICE = re.compile(r"000 §11\.(?:\d+ row \d+|6|9|11)|002 (?:principle|trick|ph
 """Canonical ids of the common-advice items a page answers: a row of source document 000's tables
 (``000 §11.3 row 6``; sections 11.6, 11.9 and 11.11 have no table: ``000 §11.6``), or an item of document 002
 numbered in document order from 1 (``002 principle 1``, ``002 trick 13``, ``002 phenomenon 12``)."""
+TAG = re.compile(r"[\w .+/-]{1,40}")
 SOURCE = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
 HEADING = re.compile(r"(#{1,6})[ \t]+(.*)")
 ANCHOR = re.compile(r"\{#([\w-]+)\}")
@@ -101,6 +102,14 @@ class FrontMatter(BaseModel):
     def _chapter(cls, v: str) -> str:
         if v not in CHAPTERS:
             raise ValueError(f"unknown chapter {v!r}; one of {list(CHAPTERS)}")
+        return v
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: list[str]) -> list[str]:
+        for tag in v:
+            if not TAG.fullmatch(str(tag)):
+                raise ValueError(f"tag {tag!r}: letters, digits, spaces and . _ / + - only")
         return v
 
     @field_validator("symptoms", "tags")
@@ -330,7 +339,22 @@ def validate(page: Page) -> Page:
         _check_includes(page)
     _check_include_paths(page)
     _check_fences(page)
+    _check_active_html(page)
     return page
+
+
+ACTIVE_HTML = re.compile(r"<\s*(script|iframe|object|embed)\b|<[a-zA-Z][^>]*\son[a-z]+\s*=|javascript:", re.I)
+
+
+def _check_active_html(page: Page) -> None:
+    """No script, frame or event handler in a page's Markdown (outside code): pages are text and tested code."""
+    in_fence = False
+    for n, line in enumerate(page.body.splitlines(), 1):
+        if FENCE.match(line):
+            in_fence = not in_fence
+            continue
+        if not in_fence and (m := ACTIVE_HTML.search(re.sub(r"`[^`]*`", "", line))):
+            page.error("body", f"active HTML {m.group(0)!r} is not allowed in a page", page.offset + n)
 
 
 def _check_include_paths(page: Page) -> None:

@@ -293,6 +293,10 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
             )
         return PLACEHOLDERS[name](page, lang)
 
+    if meta is not None:
+        # the navigation, the tab title and search show page.title as HTML: keep it text
+        page.title = html.escape(meta.title.replace("`", ""))
+        page.meta["title"] = page.title  # Material reads page.meta.title for the tab title
     markdown = PLACEHOLDER.sub(fill, markdown)
     if isinstance(meta, hp.FrontMatter):
         block = render_meta(meta, lang)

@@ -79,6 +79,18 @@ CASES = {
         "",
     ),
     "unknown field": (EN, sub("tags:", "evil: 1\ntags:"), f"{EN}: field 'evil'", "Extra inputs"),
+    "script in the body": (
+        EN,
+        sub("## Why it happens", "<script>alert(1)</script>\n\n## Why it happens"),
+        f"{EN}:",
+        "active HTML",
+    ),
+    "event handler in the body": (
+        ZH,
+        sub("## 原因", '<img src=x onerror="alert(1)">\n\n## 原因'),
+        f"{ZH}:",
+        "active HTML",
+    ),
     "snippet code outside sections": (PY, lambda b: b + b"\nimport os\n", f"{PY}:", "outside a named section"),
 }
 

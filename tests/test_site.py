@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import threading
+from html.parser import HTMLParser
 
 import pytest
 
@@ -201,3 +202,69 @@ def test_language_switcher_lands_on_twin(page, server, start, lang, expected):
     assert page.url.split("#")[0].endswith(PREFIX + expected), page.url
     assert page.locator("h1").first.inner_text().strip()
     assert not page.external_requests, f"requests to external hosts: {page.external_requests}"
+
+
+def _theme_sources() -> str:
+    """The text of the templates that may legitimately emit <script>: Material's, mkdocs-jupyter's, nbconvert's."""
+    import material
+    import mkdocs_jupyter
+
+    roots = [pathlib.Path(material.__file__).parent, pathlib.Path(mkdocs_jupyter.__file__).parent]
+    roots.append(pathlib.Path(sys.prefix) / "share" / "jupyter" / "nbconvert" / "templates")
+    texts = []
+    for root in roots:
+        for path in root.rglob("*"):
+            if path.suffix in (".html", ".j2", ".js", ".tpl") and path.is_file():
+                texts.append(path.read_text(encoding="utf-8", errors="ignore"))
+    return "\n".join(texts)
+
+
+class _Scan(HTMLParser):
+    """Collects inline event-handler attributes and every <script> (attributes, body) of a page."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.handlers, self.scripts, self._script = [], [], None
+
+    def handle_starttag(self, tag, attrs):
+        self.handlers += [f"<{tag} {name}=...>" for name, _ in attrs if name.lower().startswith("on")]
+        if tag == "script":
+            self._script = [dict(attrs), ""]
+
+    def handle_data(self, data):
+        if self._script is not None:
+            self._script[1] += data
+
+    def handle_endtag(self, tag):
+        if tag == "script" and self._script is not None:
+            self.scripts.append(tuple(self._script))
+            self._script = None
+
+
+@pytest.mark.site
+def test_no_inline_handlers_and_only_the_themes_own_scripts(site):
+    """Front-matter text is escaped everywhere: no page carries an inline event handler or a script that the
+    theme's (or the notebook renderer's) own templates do not contain."""
+    import re
+
+    out, code, _ = site
+    assert code == 0
+    theme = re.sub(r"\s+", "", _theme_sources())
+    bad = []
+    for page in out.rglob("*.html"):
+        scan = _Scan()
+        scan.feed(page.read_text(encoding="utf-8"))
+        rel = page.relative_to(out)
+        bad += [f"{rel}: inline handler {h}" for h in scan.handlers]
+        for attrs, body in scan.scripts:
+            src = attrs.get("src")
+            if src is not None:
+                if "://" in src or src.startswith("//"):
+                    bad.append(f"{rel}: external script {src!r}")
+                continue
+            if attrs.get("id") == "__config":
+                continue  # Material's JSON configuration block
+            head = re.split(r"[\"']", re.sub(r"\s+", "", body)[:24])[0]  # up to the first templated string
+            if head and head not in theme:
+                bad.append(f"{rel}: script not from the theme: {body.strip()[:80]!r}")
+    assert not bad, "\n".join(sorted(set(bad))[:15])
