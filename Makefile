@@ -12,10 +12,11 @@ export HF_HUB_OFFLINE = 1
 
 .PHONY: serve docs test check snippets matrix format clean
 
-$(DOCS_VENV)/.installed: requirements/docs.txt
+$(DOCS_VENV)/.installed: requirements/docs.txt requirements/test.txt
 	$(PYTHON) -m venv $(DOCS_VENV)
 	$(DOCS_VENV)/bin/pip install -q --upgrade pip
-	$(DOCS_VENV)/bin/pip install -q -r requirements/docs.txt
+	# the versions the tests ran with (test.txt pins every docs package too)
+	$(DOCS_VENV)/bin/pip install -q -r requirements/docs.txt -c requirements/test.txt
 	touch $@
 
 $(TEST_VENV)/.installed: requirements/test.txt pyproject.toml
@@ -30,6 +31,7 @@ serve: $(DOCS_VENV)/.installed
 	$(DOCS_VENV)/bin/mkdocs serve -a 127.0.0.1:8000
 
 docs: $(DOCS_VENV)/.installed
+	$(DOCS_VENV)/bin/python -m handbook check
 	$(DOCS_VENV)/bin/mkdocs build --strict
 
 check: $(TEST_VENV)/.installed
