@@ -34,7 +34,6 @@ LABELS = {
         "verified": "Verified on TRL",
         "era": "Advice written for TRL",
         "snippet": "Tested snippet",
-        "advice": "Advice item",
         "tiny": "Checked on the tiny test model only",
         "sources": "Reported in",
         "symptoms": "You may be here because you saw",
@@ -54,7 +53,6 @@ LABELS = {
         "verified": "验证所用 TRL",
         "era": "该说法针对的 TRL",
         "snippet": "测试代码",
-        "advice": "说法条目",
         "tiny": "仅在微型测试模型上验证",
         "sources": "用户报告",
         "symptoms": "你可能是因为看到了这些才来到这里",
@@ -140,8 +138,6 @@ def render_meta(meta: hp.FrontMatter, lang: str) -> str:
         badges.append(_badge("hb-era", t["era"], html.escape(meta.advice_trl)))
     if meta.tiny_only:
         badges.append(_badge("hb-tiny", t["tiny"], html.escape(meta.tiny_only)))
-    for item in meta.advice:
-        badges.append(_badge("hb-advice", t["advice"], html.escape(item)))
     for src in meta.sources:
         repo, num = src.split("#")
         badges.append(_badge("hb-source", t["sources"], html.escape(src), f"https://github.com/{repo}/issues/{num}"))
@@ -256,7 +252,59 @@ def _compatibility(page, lang: str) -> str:
     return out
 
 
+FINDER = {
+    "en": {
+        "error": "An error message or a warning",
+        "metrics": "A metric in the logs",
+        "behaviour": "How the model or the run behaves",
+        "memory": "Memory and speed",
+    },
+    "zh": {
+        "error": "报错或警告信息",
+        "metrics": "日志里的某个指标",
+        "behaviour": "模型或训练过程的表现",
+        "memory": "显存与速度",
+    },
+}
+_ERROR = re.compile(r"\b\w*(Error|Exception|Warning|Traceback)\b|warns?\b|报错|警告|raises?\b", re.I)
+_MEMORY = re.compile(r"\bOOM\b|out of memory|memory|slow|hangs?\b|显存|内存|慢|卡住", re.I)
+
+
+def where_shown(symptom: str) -> str:
+    """Where a reader sees a symptom: an error, a logged metric, memory/speed, or the model's behaviour."""
+    if _ERROR.search(symptom):
+        return "error"
+    if _MEMORY.search(symptom):
+        return "memory"
+    if any(IDENT.match(tok) for tok in symptom.replace(",", " ").split()):
+        return "metrics"
+    return "behaviour"
+
+
+def _symptom_finder(page, lang: str) -> str:
+    """Every pitfall page's symptoms, grouped by where they show, each a link to its page."""
+    groups: dict[str, list[str]] = {k: [] for k in FINDER[lang]}
+    here = pathlib.PurePosixPath(page.file.src_uri).parent
+    for chapter in hp.CHAPTERS:
+        for path in sorted((hp.DOCS / chapter).glob("*.md")):
+            if path.name.endswith(".zh.md"):
+                continue
+            doc = hp.load(hp.twin_of(path) if lang == "zh" else path)
+            if doc.kind != "pitfall" or doc.errors:
+                continue
+            src = pathlib.PurePosixPath(chapter, path.name)
+            link = pathlib.PurePosixPath(*[".."] * len(here.parts), src).as_posix()
+            title = html.escape(str(doc.meta["title"]).replace("`", ""))
+            for symptom in doc.meta["symptoms"]:
+                groups[where_shown(str(symptom))].append(f"- {symptom_markdown(str(symptom))} → [{title}]({link})")
+    out = []
+    for key, lines in groups.items():
+        out += [f"## {FINDER[lang][key]} {{#{key}}}", "", *sorted(set(lines), key=str.lower), ""]
+    return "\n".join(out)
+
+
 PLACEHOLDERS = {
+    "symptom-finder": _symptom_finder,
     "chapter-index": _chapter_index,
     "trl-version": _trl_version,
     "versions": _versions,

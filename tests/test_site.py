@@ -204,6 +204,60 @@ def test_language_switcher_lands_on_twin(page, server, start, lang, expected):
     assert not page.external_requests, f"requests to external hosts: {page.external_requests}"
 
 
+@pytest.mark.browser
+def test_language_switcher_keeps_the_anchor(page, server):
+    page.goto(server + "/online-rl/grpo-zero-std-group/#fix")
+    page.hover(".md-header .md-select")
+    with page.expect_navigation():
+        page.click(".md-header a.md-select__link[hreflang='zh']")
+    assert page.url.endswith("/zh/online-rl/grpo-zero-std-group/#fix"), page.url
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", ["/", "/online-rl/grpo-zero-std-group/", "/zh/preference/dpo-no-ref-model/"])
+def test_no_failed_requests_on_page_load(page, server, path):
+    failed = []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.goto(server + path)
+    page.wait_for_load_state("networkidle")
+    assert not failed, failed
+
+
+@pytest.mark.site
+def test_one_404_page_per_language(site):
+    out, code, _ = site
+    assert code == 0
+    assert '<html lang="en"' in (out / "404.html").read_text(encoding="utf-8")
+    assert '<html lang="zh"' in (out / "zh" / "404.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.site
+def test_chinese_line_breaks_do_not_become_spaces(site):
+    """No rendered Chinese paragraph has a space between two Chinese characters that the source broke there."""
+    import re
+
+    out, code, _ = site
+    assert code == 0
+    text = (out / "zh" / "start" / "how-to-read" / "index.html").read_text(encoding="utf-8")
+    paragraphs = re.findall(r"<p>(.*?)</p>", text, re.S)
+    broken = [p for p in paragraphs if re.search(r"[\u4e00-\u9fff]\n[\u4e00-\u9fff]", p)]
+    assert paragraphs and not broken, broken[:3]
+
+
+@pytest.mark.site
+def test_symptom_finder_links_every_pitfall_page(site):
+    from handbook import pages
+
+    out, code, _ = site
+    assert code == 0
+    for prefix, lang in (("", "en"), ("zh/", "zh")):
+        text = (out / prefix / "start" / "symptoms" / "index.html").read_text(encoding="utf-8")
+        for p in pages.all_pages():
+            if p.lang == lang and p.kind == "pitfall":
+                slug = p.path.name.split(".")[0]
+                assert f"{p.meta['chapter']}/{slug}/" in text, f"{lang} symptom finder misses {p.rel}"
+
+
 def _theme_sources() -> str:
     """The text of the templates that may legitimately emit <script>: Material's, mkdocs-jupyter's, nbconvert's."""
     import material

@@ -1,0 +1,58 @@
+"""MkDocs hook: what mkdocs-static-i18n leaves to do for the Chinese site.
+
+- A line break between two Chinese characters is not a space: Markdown turns a soft line break into a space,
+  right between English words and wrong between Chinese characters ("训练 过程"). On Chinese pages this joins
+  such lines before Markdown sees them, outside code.
+- One 404 page per language: static-i18n builds the Chinese site last and its 404.html overwrites the English
+  one at the site root. The English one is put back at the root (the page a static host serves for any
+  missing path) and the Chinese one is kept at ``zh/404.html``.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+from _common import lang_of_src
+
+CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
+_BREAK = re.compile(rf"(?<=[{CJK}])[ \t]*\n[ \t]*(?=[{CJK}])")
+_FENCE = re.compile(r"^\s*(```|~~~)")
+
+
+def join_cjk_lines(markdown: str) -> str:
+    out, chunk, in_fence = [], [], False
+    for line in markdown.split("\n"):
+        if _FENCE.match(line):
+            if not in_fence:
+                out.append(_BREAK.sub("", "\n".join(chunk)))
+                chunk = []
+            else:
+                out.append(line)
+                in_fence = False
+                continue
+            in_fence = True
+        (out if in_fence else chunk).append(line)
+    out.append(_BREAK.sub("", "\n".join(chunk)))
+    return "\n".join(x for x in out)
+
+
+def on_page_markdown(markdown, page, config, files, **kwargs):
+    return join_cjk_lines(markdown) if lang_of_src(page.file.src_uri) == "zh" else markdown
+
+
+_root_404: dict[str, bytes] = {}
+
+
+def on_post_build(config, **kwargs):
+    i18n = config.plugins.get("i18n")
+    lang = getattr(i18n, "current_language", "en") if i18n else "en"
+    page = pathlib.Path(config["site_dir"]) / "404.html"
+    if not page.exists():
+        return
+    if lang == "en":
+        _root_404["en"] = page.read_bytes()
+    elif "en" in _root_404:
+        (page.parent / lang).mkdir(exist_ok=True)
+        (page.parent / lang / "404.html").write_bytes(page.read_bytes())
+        page.write_bytes(_root_404["en"])
