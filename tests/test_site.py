@@ -224,6 +224,34 @@ def test_no_failed_requests_on_page_load(page, server, path):
 
 
 @pytest.mark.site
+def test_one_search_index_per_language_symptoms_first(site):
+    import json
+
+    out, code, _ = site
+    assert code == 0
+    sizes = {}
+    for lang, path in (
+        ("en", out / "search" / "search_index.json"),
+        ("zh", out / "zh" / "search" / "search_index.json"),
+    ):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        sizes[lang] = path.stat().st_size
+        assert data["config"]["lang"] == [lang]
+        fields = data["config"]["fields"]
+        assert (
+            fields["symptoms"]["boost"] >= fields["title"]["boost"] > fields["tags"]["boost"] > fields["text"]["boost"]
+        )
+        locations = [d["location"] for d in data["docs"]]
+        assert locations and not any(loc.startswith("zh/") for loc in locations), f"{lang} index holds another language"
+        page = next(d for d in data["docs"] if d["location"] == "online-rl/grpo-zero-std-group/")
+        assert "frac_reward_zero_std" in page["symptoms"] and page["boost"] > 1
+        assert all(d["boost"] == 1 for d in data["docs"] if "#" in d["location"])  # sections rank below pages
+    zh_page = (out / "zh" / "online-rl" / "grpo-zero-std-group" / "index.html").read_text(encoding="utf-8")
+    assert '"base": "../../../zh/"' in zh_page, "Chinese pages must search the Chinese index"
+    print(f"search index bytes: {sizes}")
+
+
+@pytest.mark.site
 def test_one_404_page_per_language(site):
     out, code, _ = site
     assert code == 0

@@ -1,0 +1,137 @@
+"""MkDocs hook: search that finds a page from the symptom, in the reader's language.
+
+1. One index per language. mkdocs-static-i18n leaves one index holding both languages at search/; after the
+   last build this splits it: English pages in search/search_index.json, Chinese pages in
+   zh/search/search_index.json, and every Chinese page's theme config points its search at zh/.
+2. Ranking for symptoms: each pitfall page's symptoms go into a ``symptoms`` field boosted like its title;
+   tags rank below titles; a page's own entry outranks the entries of its sections (headings), and body text
+   ranks last. The English index stems words ("learns" finds "learned").
+3. Chinese query segmentation (below).
+
+Material's experimental Chinese query segmentation (search worker, ``segment()``) never looks at the last
+character of a run of Han characters and gives up on the whole run as soon as one character starts no indexed
+word, so most queries written only in Chinese find nothing. After the build we swap that function for one that
+looks up every indexed word inside the run, skipping unknown characters. The browser test
+(tests/test_site.py) searches in Chinese and fails if this stops applying.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+
+from _common import ROOT  # noqa: F401  (puts the repository on sys.path)
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
+
+from handbook import pages as hp
+
+_SEGMENT = re.compile(
+    r"function (\w+)\((\w),(\w)\)\{let (\w)=new Set,(\w)=new Uint16Array\(\2\.length\);.*?"
+    r'return \4\.has\(""\)\?new Set\(\[\2\]\):\4\}'
+)
+_SEGMENT_FIXED = (
+    # every indexed word of 2+ characters found anywhere in the run, plus single characters that no longer
+    # word covers: jieba segmented the pages, so the query should hit whichever words jieba chose
+    "function {name}(t,e){{let r=new Set,c=new Uint8Array(t.length);"
+    "for(let s=0;s<t.length;s++)for(let o=s+2;o<=t.length;o++)if(t.slice(s,o)in e){{r.add(t.slice(s,o));"
+    "for(let k=s;k<o;k++)c[k]=1}}"
+    "for(let s=0;s<t.length;s++)if(!c[s]&&t[s]in e)r.add(t[s]);return r.size?r:new Set([t])}}"
+)
+_MARK = "c=new Uint8Array(t.length);for(let s=0;s<t.length;s++)for(let o=s+2;"
+# lunr's query lexer splits terms only on spaces and '-', while the index splits metric keys and identifiers
+# (rewards/margins, grad_norm) on '/', '_', '=' ...: split the query the same way before it is parsed. Where
+# the index stems English words, stem the query's words too: Material turns terms into prefix queries, which
+# skip lunr's pipeline, so "margins*" would never meet the indexed stem "margin".
+_QUERY = r'search(e){if(e=e.replace(new RegExp("\\p{sc=Han}+","gu")'
+_QUERY_FIXED = (
+    r'search(e){if(e=e.replace(/[\/_=:()\[\]`,!]+/g," "),'
+    r"this.index.pipeline._stack.indexOf(lunr.stemmer)>=0&&"
+    r"(e=e.replace(/[A-Za-z]+/g,w=>lunr.stemmer(new lunr.Token(w.toLowerCase())).toString())),"
+    r'e=e.replace(new RegExp("\\p{sc=Han}+","gu")'
+)
+
+
+FIELDS = {"title": {"boost": 1000.0}, "symptoms": {"boost": 1000.0}, "tags": {"boost": 10.0}, "text": {"boost": 1.0}}
+PIPELINES = {"en": ["trimmer", "stopWordFilter", "stemmer"], "zh": ["stopWordFilter"]}
+PAGE_BOOST, SECTION_BOOST = 2.0, 1.0
+
+
+def _symptoms(location: str, lang: str) -> str:
+    """The front-matter symptoms of the page at ``location`` (a page URL relative to its language root)."""
+    path = hp.DOCS / (location.rstrip("/") + (".zh.md" if lang == "zh" else ".md"))
+    if not location or not path.exists():
+        return ""
+    return " ".join(str(s) for s in hp.load(path).meta.get("symptoms", []) or [])
+
+
+def split_index(site_dir: pathlib.Path) -> dict[str, int]:
+    """Write one index per language; return their sizes in bytes."""
+    root = site_dir / "search" / "search_index.json"
+    data = json.loads(root.read_text(encoding="utf-8"))
+    sizes = {}
+    for lang, prefix, target in (("en", "", root), ("zh", "zh/", site_dir / "zh" / "search" / "search_index.json")):
+        docs = []
+        for doc in data["docs"]:
+            loc = doc["location"]
+            if (lang == "zh") != loc.startswith("zh/"):
+                continue
+            loc = loc.removeprefix(prefix)
+            entry = {**doc, "location": loc}
+            if "#" in loc:
+                entry["boost"] = SECTION_BOOST
+            else:
+                entry["boost"] = PAGE_BOOST
+                entry["symptoms"] = _symptoms(loc, lang)
+            docs.append(entry)
+        config = {**data["config"], "lang": [lang], "pipeline": PIPELINES[lang], "fields": FIELDS}
+        target.parent.mkdir(parents=True, exist_ok=True)
+        text = json.dumps({"config": config, "docs": docs}, ensure_ascii=False, separators=(",", ":"))
+        target.write_text(text, encoding="utf-8")
+        sizes[lang] = len(text.encode("utf-8"))
+    # Chinese pages search the Chinese index: their theme config's base becomes the Chinese site root
+    for html in (site_dir / "zh").rglob("*.html"):
+        text = html.read_text(encoding="utf-8")
+        new = re.sub(
+            r'("base": ")([^"]*)(")', lambda m: m.group(1) + m.group(2).rstrip("/") + "/zh/" + m.group(3), text, count=1
+        )
+        if new != text:
+            html.write_text(new, encoding="utf-8")
+    return sizes
+
+
+@event_priority(-200)  # after mkdocs-static-i18n (-100) has built every language and written the joint index
+def on_post_build(config, **kwargs):
+    i18n = config.plugins.get("i18n")
+    if i18n is not None and getattr(i18n, "building", False):
+        return  # the nested build of one language: wait for the outer build's end
+    site_dir = pathlib.Path(config["site_dir"])
+    index = site_dir / "search" / "search_index.json"
+    if index.exists() and '"location":"zh/' in index.read_text(encoding="utf-8").replace('": "', '":"'):
+        split_index(site_dir)
+    fix_segmentation(config)
+
+
+def fix_segmentation(config):
+    workers = list((pathlib.Path(config["site_dir"]) / "assets" / "javascripts" / "workers").glob("search.*.min.js"))
+    if not workers:
+        raise PluginError("hooks/zh_search.py: Material's search worker not found; cannot fix Chinese search")
+    for worker in workers:
+        text = worker.read_text(encoding="utf-8")
+        if _MARK in text:
+            continue  # already patched (mkdocs serve rebuilds)
+        if _QUERY not in text:
+            raise PluginError(
+                f"hooks/search.py: query parsing not found in {worker.name} (did mkdocs-material change?)"
+            )
+        text = text.replace(_QUERY, _QUERY_FIXED, 1)
+        m = _SEGMENT.search(text)
+        if not m:
+            raise PluginError(
+                f"hooks/zh_search.py: Chinese query segmentation not found in {worker.name} "
+                "(did mkdocs-material change?)"
+            )
+        worker.write_text(
+            text[: m.start()] + _SEGMENT_FIXED.format(name=m.group(1)) + text[m.end() :], encoding="utf-8"
+        )
