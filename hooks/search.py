@@ -46,7 +46,11 @@ _MARK = "c=new Uint8Array(t.length);for(let s=0;s<t.length;s++)for(let o=s+2;"
 # skip lunr's pipeline, so "margins*" would never meet the indexed stem "margin".
 _QUERY = r'search(e){if(e=e.replace(new RegExp("\\p{sc=Han}+","gu")'
 _QUERY_FIXED = (
-    r'search(e){if(e=e.replace(/[\/_=:()\[\]`,!]+/g," "),'
+    r'search(e){if(e=e.replace(/[\/_=:()\[\]`,!?"\'，。？！、：；（）“”‘’]+/g," ")'
+    # a Chinese run and an identifier or number written against it are separate words: "GRPO训练reward的std"
+    r'.replace(/(\p{sc=Han})(?=[^\p{sc=Han}\s])|([^\p{sc=Han}\s])(?=\p{sc=Han})/gu,"$1$2 ")'
+    # CamelCase splits as the index does: "PPOTrainer" -> "PPO Trainer"
+    r'.replace(/([a-z0-9])(?=[A-Z])|([A-Z])(?=[A-Z][a-z])/g,"$1$2 "),'
     r"this.index.pipeline._stack.indexOf(lunr.stemmer)>=0&&"
     r"(e=e.replace(/[A-Za-z]+/g,w=>lunr.stemmer(new lunr.Token(w.toLowerCase())).toString())),"
     r'e=e.replace(new RegExp("\\p{sc=Han}+","gu")'

@@ -350,3 +350,48 @@ def test_no_inline_handlers_and_only_the_themes_own_scripts(site):
             if head and head not in theme:
                 bad.append(f"{rel}: script not from the theme: {body.strip()[:80]!r}")
     assert not bad, "\n".join(sorted(set(bad))[:15])
+
+
+QUERIES = ROOT / "tests" / "search_queries.yaml"
+
+
+@pytest.mark.browser
+@pytest.mark.skipif(not QUERIES.exists(), reason="no evaluation set tests/search_queries.yaml")
+def test_search_evaluation_set_top3(browser, server):
+    """Real user phrasings (tests/search_queries.yaml, each with its source): typed into the built site's search
+    box in its language, the page that answers it must be among the first three pages for >= 90% per language."""
+    import yaml
+
+    entries = yaml.safe_load(QUERIES.read_text(encoding="utf-8"))
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    hits, misses = {"en": 0, "zh": 0}, {"en": [], "zh": []}
+    for lang in ("en", "zh"):
+        pg.goto(server + ("/" if lang == "en" else "/zh/"))
+        box = pg.locator("input.md-search__input")
+        box.click()
+        for entry in (e for e in entries if e["lang"] == lang):
+            box.fill("")
+            box.fill(entry["query"])
+            box.press("End")
+            pg.wait_for_timeout(150)
+            try:
+                pg.wait_for_selector(".md-search-result__item", timeout=3000)
+            except Exception:  # noqa: BLE001 - no result at all is a miss
+                pass
+            hrefs = pg.eval_on_selector_all(".md-search-result__item > a", "els => els.map(e => e.href)")
+            top = list(dict.fromkeys(h.split("#")[0].split("?")[0] for h in hrefs))[:3]
+            want = [("/zh/" if lang == "zh" else "/") + e + "/" for e in entry["expected"]]
+            if any(t.endswith(w) for t in top for w in want):
+                hits[lang] += 1
+            else:
+                misses[lang].append(f"{entry['query']!r} -> {[t.split(PREFIX)[-1] for t in top]}")
+    context.close()
+    report = []
+    for lang in ("en", "zh"):
+        n = sum(1 for e in entries if e["lang"] == lang)
+        report.append(f"{lang}: {hits[lang]}/{n} = {hits[lang] / max(n, 1):.0%} in the top 3")
+    print("search evaluation: " + "; ".join(report))
+    failing = [lang for lang in ("en", "zh") if hits[lang] < 0.9 * sum(1 for e in entries if e["lang"] == lang)]
+    assert not failing, "; ".join(report) + "\nmisses:\n" + "\n".join(m for lang in failing for m in misses[lang])
+    assert all(sum(1 for e in entries if e["lang"] == lang) >= 50 for lang in ("en", "zh")), "fewer than 50 queries"
