@@ -451,6 +451,33 @@ def _check_fences(page: Page) -> None:
         )
 
 
+ADVICE_FILE = pathlib.Path(__file__).with_name("advice.yaml")
+
+
+def advice_items() -> dict[str, dict[str, str]]:
+    """Every common-advice item (canonical id -> one-line paraphrase per language), in document order."""
+    return yaml.safe_load(ADVICE_FILE.read_text(encoding="utf-8"))
+
+
+def _check_advice_file(pages: dict) -> list[str]:
+    rel = ADVICE_FILE.relative_to(ROOT) if ADVICE_FILE.is_relative_to(ROOT) else ADVICE_FILE
+    try:
+        items = advice_items()
+    except (OSError, yaml.YAMLError) as e:
+        return [f"{rel}: file: cannot be read ({e})"]
+    errors = []
+    for item, text in items.items():
+        if not ADVICE.fullmatch(str(item)):
+            errors.append(f"{rel}: {item!r}: not a canonical advice id")
+        if not isinstance(text, dict) or set(text) != {"en", "zh"} or not all(str(x).strip() for x in text.values()):
+            errors.append(f"{rel}: {item!r}: needs a one-line 'en' and 'zh' paraphrase")
+    for page in pages.values():
+        for item in page.meta.get("advice", []) or []:
+            if item not in items:
+                errors.append(f"{page.rel}: field 'advice': {item!r} is not in {rel}")
+    return errors
+
+
 def all_pages() -> list[Page]:
     return [load(p) for p in sorted(DOCS.rglob("*.md"))]
 
@@ -512,7 +539,7 @@ def check_all() -> list[str]:
         except Exception as e:  # noqa: BLE001 - a validator bug must not hide the other pages' problems
             p.error("validator", f"crashed on this page ({type(e).__name__}: {e}); please report it")
             pages[p.path] = p
-    errors = _symlinks() + [e for p in pages.values() for e in p.errors]
+    errors = _symlinks() + [e for p in pages.values() for e in p.errors] + _check_advice_file(pages)
     ids: dict[str, str] = {}
     for path, page in pages.items():
         twin = twin_of(path)

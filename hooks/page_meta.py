@@ -28,7 +28,7 @@ LABELS = {
         "holds": "holds",
         "corrected": "corrected",
         "wrong": "wrong",
-        "obsolete": "obsolete",
+        "obsolete": "outdated",
         "new": "not common advice",
         "applies": "Applies to TRL",
         "verified": "Verified on TRL",
@@ -114,6 +114,11 @@ def _code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def _cell(text: str) -> str:
+    """Front-matter text as the content of a Markdown table cell: escaped, its pipes kept as text."""
+    return html.escape(str(text).replace("`", "")).replace("|", "\\|")
+
+
 def symptom_markdown(text: str) -> str:
     """Metric keys, identifiers and error lines as code; prose escaped, so it stays text and stays searchable."""
     if re.match(r"^\w*(Error|Exception|Warning)\b", text):
@@ -157,13 +162,13 @@ def _chapter_index(page, lang: str) -> str:
         if path.name.endswith(".zh.md") or path.stem == "index":
             continue
         meta = hp.load(hp.twin_of(path) if lang == "zh" else path).meta
-        title = html.escape(str(meta.get("title", path.stem)))
+        title = _cell(meta.get("title", path.stem))
         if meta.get("kind", "pitfall") != "pitfall":
             rows.append(f"| [{title}]({path.name}) | | |")
             continue
         v = html.escape(str(meta.get("verdict", "new")), quote=True)
         pill = f'<span class="hb-verdict--{v} hb-pill">{html.escape(t.get(v, v))}</span>'
-        rows.append(f"| [{title}]({path.name}) | {pill} | {html.escape(str(meta.get('verdict_reason', '')))} |")
+        rows.append(f"| [{title}]({path.name}) | {pill} | {_cell(meta.get('verdict_reason', ''))} |")
     if not rows:
         return t["none"]
     return f"| {t['page']} | {t['claim']} | {t['why']} |\n| --- | --- | --- |\n" + "\n".join(rows)
@@ -232,7 +237,7 @@ def _compatibility(page, lang: str) -> str:
             else:
                 marks.append("–")
         rows.append(
-            f"| [{html.escape(str(meta.get('title', rel)))}]({link}) | {_code(str(meta.get('trl', '')))} | "
+            f"| [{_cell(meta.get('title', rel))}]({link}) | {_code(str(meta.get('trl', '')))} | "
             + " | ".join(marks)
             + " |"
         )
@@ -303,7 +308,69 @@ def _symptom_finder(page, lang: str) -> str:
     return "\n".join(out)
 
 
+ADVICE_GROUPS = {
+    "000 §11.1": ("SFT", "SFT"),
+    "000 §11.2": ("DPO, KTO and other preference methods", "DPO、KTO 等偏好方法"),
+    "000 §11.3": ("PPO and GRPO", "PPO 与 GRPO"),
+    "000 §11.4": ("Memory", "显存"),
+    "000 §11.5": ("Several GPUs and nodes", "多卡与多机"),
+    "000 §11.6": ("Debugging", "调试"),
+    "000 §11.7": ("Recipes", "配方"),
+    "000 §11.8": ("Upgrading to TRL 1.x", "升级到 TRL 1.x"),
+    "000 §11.9": ("Versions", "版本"),
+    "000 §11.10": ("Traps after TRL 1.0", "TRL 1.0 之后的新坑"),
+    "000 §11.11": ("Take-aways", "要点"),
+    "002 principle": ("Tuning notes: principles", "调参笔记：原则"),
+    "002 trick": ("Tuning notes: tricks", "调参笔记：技巧"),
+    "002 phenomenon": ("Tuning notes: what you see and what to do", "调参笔记：现象与对策"),
+}
+ADVICE_LABELS = {
+    "en": {"advice": "Common advice", "verdict": "Verdict", "page": "Page", "open": "not checked yet"},
+    "zh": {"advice": "常见说法", "verdict": "结论", "page": "页面", "open": "尚未检验"},
+}
+
+
+def _advice_group(item: str) -> str:
+    m = re.match(r"(000 §11\.\d+|002 \w+)", item)
+    return m.group(1) if m else item
+
+
+def _advice_checked(page, lang: str) -> str:
+    """Every item of the common advice, in one line of the reader's language, with its verdict and pages."""
+    t, v = ADVICE_LABELS[lang], LABELS[lang]
+    here = pathlib.PurePosixPath(page.file.src_uri).parent
+    answered: dict[str, list[tuple[str, str, str]]] = {}
+    for p in hp.all_pages():
+        if p.lang != "en" or p.kind != "pitfall" or p.errors:
+            continue
+        twin = hp.load(hp.twin_of(p.path)) if lang == "zh" else p
+        src = pathlib.PurePosixPath(p.path.relative_to(hp.DOCS).as_posix())
+        link = pathlib.PurePosixPath(*[".."] * len(here.parts), src).as_posix()
+        title = _cell(twin.meta.get("title", ""))
+        for item in p.meta.get("advice", []):
+            answered.setdefault(item, []).append((p.meta["verdict"], title, link))
+    out, group = [], None
+    for item, text in hp.advice_items().items():
+        g = _advice_group(item)
+        if g != group:
+            group = g
+            out += ["", f"## {ADVICE_GROUPS.get(g, (g, g))[0 if lang == 'en' else 1]}", ""]
+            out += [f"| {t['advice']} | {t['verdict']} | {t['page']} |", "| --- | --- | --- |"]
+        claim = _cell(text[lang])
+        pages = answered.get(item, [])
+        if not pages:
+            out.append(f"| {claim} | {t['open']} | |")
+            continue
+        pills = " ".join(
+            dict.fromkeys(f'<span class="hb-verdict--{vd} hb-pill">{html.escape(v[vd])}</span>' for vd, _, _ in pages)
+        )
+        links = "<br>".join(f"[{title}]({link})" for _, title, link in pages)
+        out.append(f"| {claim} | {pills} | {links} |")
+    return "\n".join(out)
+
+
 PLACEHOLDERS = {
+    "advice-checked": _advice_checked,
     "symptom-finder": _symptom_finder,
     "chapter-index": _chapter_index,
     "trl-version": _trl_version,
