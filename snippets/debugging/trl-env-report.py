@@ -1,4 +1,4 @@
-"""`trl env` in TRL 1.16: what the bug-report block contains and what it leaves out.
+"""`trl env` (TRL 0.29 to 1.16): what the bug-report block contains and what it leaves out.
 
 Page: docs/debugging/trl-env-report.md (中文: docs/debugging/trl-env-report.zh.md)
 """

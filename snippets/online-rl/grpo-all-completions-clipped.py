@@ -5,7 +5,7 @@ Page: docs/online-rl/grpo-all-completions-clipped.md (中文: docs/online-rl/grp
 
 # --8<-- [start:fix]
 # Measure how long finished answers are on a few of your prompts, then set the limit above that.
-# (TRL 1.16's default is 512 tokens; the answers in the Evidence below need more than 10, the symptom run allows 8.)
+# (The default is 512 tokens since TRL 1.10, 256 before; the Evidence's answers need more than 10, the symptom run 8.)
 FIX = {"max_completion_length": 24}
 # --8<-- [end:fix]
 
@@ -14,7 +14,9 @@ FIX = {"max_completion_length": 24}
 import os
 
 import torch
+import trl
 from datasets import Dataset
+from packaging.version import Version
 from transformers import AutoTokenizer, set_seed
 from trl import GRPOConfig, GRPOTrainer
 
@@ -52,7 +54,10 @@ def train(seed, max_completion_length):
 
 
 def check(seed: int = 0) -> str:
-    assert GRPOConfig.max_completion_length == 512, "claim: TRL 1.16's default max_completion_length is 512"
+    default = 512 if Version(trl.__version__) >= Version("1.10") else 256
+    assert GRPOConfig.max_completion_length == default, (
+        f"claim: the default max_completion_length is {default} on trl {trl.__version__} (512 since 1.10, 256 before)"
+    )
     assert GRPOConfig.mask_truncated_completions is False, "claim: truncated completions are trained on by default"
 
     bad = train(seed, max_completion_length=8)  # shorter than any finished answer

@@ -1,4 +1,4 @@
-"""Entropy collapse in GRPO: `entropy` falls fast; TRL 1.16 GRPO has its own `entropy_coef` (and no PPO at all).
+"""Entropy collapse in GRPO: `entropy` falls fast; GRPO has its own `entropy_coef` since TRL 1.8 (no PPO since 1.13).
 
 Page: docs/online-rl/grpo-entropy-collapse-entropy-coef.md
 (中文: docs/online-rl/grpo-entropy-collapse-entropy-coef.zh.md)
@@ -19,6 +19,7 @@ import string
 import torch
 import trl
 from datasets import Dataset
+from packaging.version import Version
 from transformers import set_seed
 from trl import GRPOConfig, GRPOTrainer
 
@@ -55,8 +56,11 @@ def train(seed, **overrides):
 
 
 def check(seed: int = 0) -> str:
-    assert not hasattr(trl, "PPOTrainer"), "claim: TRL 1.16 has no PPOTrainer to borrow an entropy bonus from"
-    assert importlib.util.find_spec("trl.experimental.ppo") is None, "claim: trl.experimental.ppo is gone too"
+    assert not hasattr(trl, "PPOTrainer"), "claim: trl has no top-level PPOTrainer to borrow an entropy bonus from"
+    ppo_gone = Version(trl.__version__) >= Version("1.13")  # trl.experimental.ppo was removed in TRL 1.13
+    assert (importlib.util.find_spec("trl.experimental.ppo") is None) == ppo_gone, (
+        f"claim: trl.experimental.ppo exists up to 1.12 and is gone from 1.13 (trl {trl.__version__})"
+    )
     defaults = (GRPOConfig.entropy_coef, GRPOConfig.use_adaptive_entropy, GRPOConfig.entropy_target)
     defaults += (GRPOConfig.top_entropy_quantile, GRPOConfig.epsilon_high, GRPOConfig.beta)
     assert defaults == (0.0, False, 0.2, 1.0, None, 0.0), f"claim: the table's GRPO defaults, got {defaults}"

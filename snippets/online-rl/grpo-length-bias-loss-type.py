@@ -4,7 +4,7 @@ Page: docs/online-rl/grpo-length-bias-loss-type.md (中文: docs/online-rl/grpo-
 """
 
 # --8<-- [start:fix]
-# TRL 1.16's default is already "dapo"; "dr_grpo" and "bnpo" also weigh every token the same.
+# TRL's default (0.29 to 1.16) is already "dapo"; "dr_grpo" and "bnpo" also weigh every token the same.
 # Recipes written for older TRL versions often set loss_type="grpo": remove it, or set a length-neutral one.
 FIX = {"loss_type": "dapo"}  # pass as GRPOConfig(**FIX, ...)
 # --8<-- [end:fix]
@@ -53,7 +53,13 @@ def token_weights(loss_type, seed):
     n, t = len(LENGTHS), MAX_COMPLETION_LENGTH
     mask = torch.tensor([[1] * length + [0] * (t - length) for length in LENGTHS])
     logps = torch.zeros(n, t, requires_grad=True)  # stand-in log-probs; only their gradient matters
-    trainer._get_per_token_logps_and_entropies = lambda *a, **k: (logps, torch.zeros(n, t), None)
+    real_forward = trainer._get_per_token_logps_and_entropies
+
+    def stand_in(*args, **kwargs):  # keep whatever else the installed TRL returns (1.7 added a third value)
+        _, _, *rest = real_forward(*args, **kwargs)
+        return (logps, torch.zeros(n, t), *rest)
+
+    trainer._get_per_token_logps_and_entropies = stand_in
     inputs = {
         "prompt_ids": torch.ones(n, 1, dtype=torch.long),
         "prompt_mask": torch.ones(n, 1, dtype=torch.long),
@@ -67,7 +73,7 @@ def token_weights(loss_type, seed):
 
 
 def check(seed: int = 0) -> str:
-    assert GRPOConfig.loss_type == "dapo", f"claim: TRL 1.16's default loss_type is 'dapo', got {GRPOConfig.loss_type}"
+    assert GRPOConfig.loss_type == "dapo", f"claim: TRL's default loss_type is 'dapo', got {GRPOConfig.loss_type}"
     rows, tokens = len(LENGTHS), sum(LENGTHS)
 
     g = token_weights("grpo", seed)  # per-completion mean: 1 / (rows x |o_i|)

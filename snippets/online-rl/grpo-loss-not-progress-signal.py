@@ -33,7 +33,7 @@ def train(seed, **overrides):
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(12)])
     args = GRPOConfig(
         # On-policy defaults (num_iterations=1). loss_type="grpo" makes the cancellation exact;
-        # the 1.16 default "dapo" cancels exactly only when all completions have the same length.
+        # the default "dapo" cancels exactly only when all completions have the same length.
         loss_type="grpo",
         num_generations=4,
         per_device_train_batch_size=4,

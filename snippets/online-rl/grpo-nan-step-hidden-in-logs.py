@@ -14,11 +14,18 @@ import math
 import os
 
 import torch
+import trl
 from datasets import Dataset
+from packaging.version import Version
 from transformers import set_seed
 from trl import GRPOConfig, GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+TRL = Version(trl.__version__)
+# How log_history shows a metric with no value: None since TRL 1.0 (NaN is dropped before averaging), NaN before.
+NO_VALUE = "None" if TRL >= Version("1.0") else "nan"
+# The reward of a step nothing could score: NaN, logged as None, since TRL 1.6; before that nansum made it 0.0.
+ALL_NONE_REWARD = "None" if TRL >= Version("1.6") else "0.0"
 
 
 def sometimes_unscorable(completions, trainer_state, **kwargs):
@@ -67,7 +74,7 @@ def check(seed: int = 0) -> str:
     assert len(rows) == 1, f"claim: logging_steps=2 gives one line for the two steps, got {len(rows)}"
     (row,) = rows
     assert row["reward"] is not None and math.isfinite(row["reward"]), (
-        f"claim: the all-None step is averaged away: {row}"
+        f"claim: the window's reward is finite, the all-None step does not show: {row}"
     )
     assert math.isfinite(row["loss"]), f"claim: the NaN loss is logged as a finite stand-in: {row['loss']}"
     assert math.isnan(row["grad_norm"]), "claim: grad_norm of the window's last step is the only visible trace"
@@ -75,15 +82,19 @@ def check(seed: int = 0) -> str:
     fixed_rows, fixed_weights_nan = train(seed, **DEBUG_LOGGING)
     assert fixed_weights_nan, "claim: the fix only logs; the weights are still corrupted"
     step1, step2 = fixed_rows
-    assert step1["reward"] is None, (
-        f"claim: with logging_steps=1 the unscorable step logs reward None: {step1['reward']}"
+    column = str(step1["rewards/sometimes_unscorable/mean"])
+    assert column == NO_VALUE, (
+        f"claim: with logging_steps=1 the unscorable step logs its column as {NO_VALUE}: {column}"
+    )
+    assert str(step1["reward"]) == ALL_NONE_REWARD, (
+        f"claim: on trl {TRL} the unscorable step logs reward {ALL_NONE_REWARD}: {step1['reward']}"
     )
     assert math.isnan(step2["loss"]), (
         f"claim: with logging_nan_inf_filter=False the NaN loss is logged: {step2['loss']}"
     )
     return (
         f"logging_steps=2: reward {row['reward']:.3g}, loss {row['loss']}, grad_norm {row['grad_norm']}; "
-        f"fix: step 1 reward {step1['reward']}, step 2 loss {step2['loss']}; weights NaN in both runs"
+        f"fix: step 1 reward {step1['reward']} (column {column}), step 2 loss {step2['loss']}; weights NaN in both runs"
     )
 
 

@@ -33,11 +33,18 @@ import math
 import os
 
 import torch
+import trl
 from datasets import Dataset
+from packaging.version import Version
 from transformers import set_seed
 from trl import GRPOConfig, GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+TRL = Version(trl.__version__)
+# How log_history shows a metric with no value: None since TRL 1.0 (NaN is dropped before averaging), NaN before.
+NO_VALUE = "None" if TRL >= Version("1.0") else "nan"
+# A completion no function scored: NaN reward (unscorable) since TRL 1.6, before that nansum made it 0.0.
+ALL_NONE_REWARD = "None" if TRL >= Version("1.6") else "0.0"
 
 
 def length_reward(completions, **kwargs):
@@ -74,8 +81,8 @@ def check(seed: int = 0) -> str:
     trainer.train()
     logs = [row for row in trainer.state.log_history if "reward" in row]
     assert trainer.state.global_step == 2, "claim: returning None lets training run"
-    parsed = [row["rewards/parse_answer_or_none/mean"] for row in logs]
-    assert parsed == [None, None], f"claim: an all-None column is logged as None (not NaN), got {parsed}"
+    parsed = [str(row["rewards/parse_answer_or_none/mean"]) for row in logs]
+    assert parsed == [NO_VALUE] * 2, f"claim: an all-None column is logged as {NO_VALUE} on trl {TRL}, got {parsed}"
     assert all(math.isfinite(row["reward"]) for row in logs), "claim: the total reward skips the None column"
     assert [row["reward"] for row in logs] == [row["rewards/length_reward/mean"] for row in logs], (
         "claim: the total reward is the non-None reward alone (nansum)"
@@ -84,11 +91,13 @@ def check(seed: int = 0) -> str:
     trainer = make_trainer([parse_answer_or_none], seed, max_steps=1)  # every function returns None
     trainer.train()
     (row,) = [row for row in trainer.state.log_history if "reward" in row]
-    assert row["reward"] is None, f"claim: with every reward None, the step logs reward None, got {row['reward']}"
-    assert row["grad_norm"] == 0.0, f"claim: unscorable completions get advantage 0 (no gradient): {row['grad_norm']}"
+    assert str(row["reward"]) == ALL_NONE_REWARD, (
+        f"claim: with every reward None, trl {TRL} logs reward {ALL_NONE_REWARD}, got {row['reward']}"
+    )
+    assert row["grad_norm"] == 0.0, f"claim: a step nothing could score gives no gradient: {row['grad_norm']}"
     return (
-        f"raise: ValueError out of trainer.train() at step 0; None: 2 steps, parser column {parsed}, "
-        f"reward {[row['reward'] for row in logs]} = length_reward alone; all None: reward None, grad_norm 0"
+        f"trl {TRL}: raise: ValueError out of trainer.train() at step 0; None: 2 steps, parser column {parsed}, "
+        f"reward {[row['reward'] for row in logs]} = length_reward alone; all None: reward {row['reward']}, grad_norm 0"
     )
 
 

@@ -1,4 +1,4 @@
-"""Colocated vLLM in GRPO: which memory knobs exist, which mode they act in, and their defaults in TRL 1.16.
+"""Colocated vLLM in GRPO: which memory knobs exist, which mode they act in, and their defaults (TRL 1.0 and later).
 
 Page: docs/online-rl/grpo-vllm-colocate-oom-knobs.md (中文: docs/online-rl/grpo-vllm-colocate-oom-knobs.zh.md)
 """

@@ -1,10 +1,10 @@
-"""RLOO in TRL 1.16: old rloo_k / kl_coef arguments fail; advantage = reward minus the mean of the OTHER samples.
+"""RLOO after the rewrite: old rloo_k / kl_coef arguments fail; advantage = reward minus the mean of the OTHER samples.
 
 Page: docs/online-rl/rloo-leave-one-out-advantage.md (中文: docs/online-rl/rloo-leave-one-out-advantage.zh.md)
 """
 
 # --8<-- [start:fix]
-# Pre-0.25 RLOO -> TRL 1.16: rloo_k is now num_generations, kl_coef is now beta (a KL penalty on the reward).
+# Pre-0.25 RLOO -> current RLOO: rloo_k is now num_generations, kl_coef is now beta (a KL penalty on the reward).
 PORTED = dict(num_generations=4, beta=0.05)  # RLOOConfig(..., **PORTED)
 # Advantages are not divided by the std: pick the reward scale knowingly, or add normalize_advantages=True.
 # --8<-- [end:fix]

@@ -1,4 +1,4 @@
-"""PPO critic advice (value loss, critic learning rate, critic init) has no knob in TRL 1.13+: GRPO/RLOO have no critic.
+"""PPO critic advice (value loss, critic learning rate, critic init) has no knob in GRPO/RLOO: they have no critic.
 
 Page: docs/rewards/ppo-critic-advice.md (中文: docs/rewards/ppo-critic-advice.zh.md)
 """

@@ -1,4 +1,4 @@
-"""PPO held four models (policy, reference, reward, critic); GRPO in TRL 1.13+ holds the policy plus what you ask for.
+"""PPO held four models (policy, reference, reward, critic); GRPOTrainer holds the policy plus what you ask for.
 
 Page: docs/rewards/ppo-memory-four-models.md (中文: docs/rewards/ppo-memory-four-models.zh.md)
 """
@@ -26,10 +26,13 @@ ROLLOUT = dict(per_device_train_batch_size=4, num_generations=4)
 
 # --8<-- [start:evidence]
 import importlib.util
+import inspect
 import os
 
 import torch
+import trl
 from datasets import Dataset
+from packaging.version import Version
 from transformers import set_seed
 from trl import GRPOConfig, GRPOTrainer
 
@@ -63,8 +66,21 @@ def rollout_size(**fields):
     return GRPOConfig(**fields, bf16=torch.cuda.is_available()).generation_batch_size
 
 
+def ppo_networks():
+    """The networks PPOTrainer takes, where TRL still has it (trl.experimental.ppo, up to 1.12); None from 1.13."""
+    if importlib.util.find_spec("trl.experimental.ppo") is None:
+        return None
+    from trl.experimental.ppo import PPOTrainer
+
+    wanted = ("model", "ref_model", "reward_model", "value_model")
+    return [name for name in wanted if name in inspect.signature(PPOTrainer.__init__).parameters]
+
+
 def check(seed: int = 0) -> str:
-    assert importlib.util.find_spec("trl.experimental.ppo") is None, "claim: there is no PPO (and no critic) to load"
+    ppo = ppo_networks()
+    removed = Version(trl.__version__).release[:2] >= (1, 13)
+    assert (ppo is None) == removed, f"claim: PPO is in TRL up to 1.12 and gone from 1.13 (trl {trl.__version__})"
+    assert removed or len(ppo) == 4, f"claim: PPOTrainer takes four networks (policy, ref, reward, critic): {ppo}"
 
     # The PPO-era layout in GRPO terms: a KL anchor without PEFT, and a reward model (MODEL stands in for one).
     ppo_like, ppo_params = networks_held(build(seed, MODEL, **KL_ANCHOR))
@@ -84,7 +100,8 @@ def check(seed: int = 0) -> str:
     assert fewer_generations == default_generations, "claim: lowering num_generations does not shrink the rollout"
     assert smaller_batch < fewer_generations, "claim: lowering per_device_train_batch_size shrinks the rollout"
     return (
-        f"KL + RM: {len(ppo_like)} networks, {ppo_params} params; beta=0 + function: 1 network, {lean_params}; "
+        f"PPO: {'gone' if removed else f'{len(ppo)} networks'}; KL + RM: {len(ppo_like)} networks, {ppo_params} "
+        f"params; beta=0 + function: 1 network, {lean_params}; "
         f"LoRA + KL: 1 network, {lora_params}; rollout {default_generations} completions for num_generations 8 or 2"
     )
 

@@ -1,4 +1,4 @@
-"""Reward-model accuracy stuck near chance from pad-token pooling: what TRL 1.16 and transformers 5 do about it.
+"""Reward-model accuracy stuck near chance from pad-token pooling: what TRL and transformers 5 do about it.
 
 Page: docs/rewards/rm-pad-token-pooling.md (中文: docs/rewards/rm-pad-token-pooling.zh.md)
 """

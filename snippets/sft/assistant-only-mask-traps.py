@@ -1,4 +1,4 @@
-"""Assistant-only masks that train everything or nothing: what TRL 1.16 catches and what stays silent.
+"""Assistant-only masks that train everything or nothing: what TRL catches and what stays silent.
 
 Page: docs/sft/assistant-only-mask-traps.md (中文: docs/sft/assistant-only-mask-traps.zh.md)
 """
@@ -24,10 +24,12 @@ FIX = dict(assistant_only_loss=True)  # with tokenizer.chat_template = CHATML_TR
 
 
 def labelled_text(trainer, i=0):
-    """The text of the tokens that carry a label in prepared example i: read it before a long run."""
-    row = trainer.train_dataset[i]
-    ids = [t for t, label in zip(row["input_ids"], row["labels"]) if label != -100]
-    return trainer.processing_class.decode(ids)
+    """The text of the tokens that carry a label in prepared example i: read it before a long run.
+
+    It asks the trainer's collator, which builds the labels the model trains on in every TRL version.
+    """
+    batch = trainer.data_collator([trainer.train_dataset[i]])
+    return trainer.processing_class.decode(batch["input_ids"][batch["labels"] != -100])
 
 
 # --8<-- [end:fix]
@@ -39,6 +41,7 @@ import os
 import torch
 import trl
 from datasets import Dataset
+from packaging.version import Version
 from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
 from trl import SFTTrainer
 
@@ -69,10 +72,10 @@ def prepare(model, template=None, **fields):
 
 
 def counts(trainer):
-    """(labelled tokens, all tokens, rows) over the prepared dataset."""
-    rows = list(trainer.train_dataset)
-    labelled = sum(label != -100 for row in rows for label in row["labels"])
-    return labelled, sum(len(row["input_ids"]) for row in rows), len(rows)
+    """(labelled tokens, all tokens, rows) over the prepared dataset, as the trainer's collator labels them."""
+    batches = [trainer.data_collator([row]) for row in trainer.train_dataset]
+    labelled = sum(int((batch["labels"] != -100).sum()) for batch in batches)
+    return labelled, sum(batch["input_ids"].numel() for batch in batches), len(batches)
 
 
 def check(seed: int = 0) -> str:
@@ -83,13 +86,16 @@ def check(seed: int = 0) -> str:
     labelled, tokens, _ = counts(prepare(model))
     assert labelled == tokens, f"claim: by default every token is labelled, got {labelled}/{tokens}"
 
-    # Trap 2: a template without markers that TRL cannot patch: SFTTrainer refuses it.
+    # Trap 2: a template without markers that TRL cannot patch: SFTTrainer refuses it
+    # (ValueError at start-up since TRL 1.1, RuntimeError during dataset preparation before).
+    new_trl = Version(trl.__version__) >= Version("1.1")
     try:
         prepare(model, CHATML, **FIX)
-        error = ""
-    except ValueError as e:
-        error = str(e)
-    assert "not training-compatible" in error, f"claim: TRL 1.16 raises for an unmarked template, got {error!r}"
+        error = "no error"
+    except (ValueError, RuntimeError) as e:
+        error = f"{type(e).__name__}: {e}"
+    expected = "not training-compatible" if new_trl else "no assistant tokens"
+    assert expected in error, f"claim: SFTTrainer refuses an unmarked template, got {error!r}"
 
     # Trap 3: the same template through transformers directly: an all-zero mask and no error.
     tokenizer = AutoTokenizer.from_pretrained(MODEL)
@@ -102,7 +108,7 @@ def check(seed: int = 0) -> str:
     assert sum(masks["plain"]) == 0 < sum(masks["marked"]), f"claim: no markers -> all-zero mask, got {masks}"
 
     # Trap 4: the old string-matching collator is gone.
-    assert not hasattr(trl, "DataCollatorForCompletionOnlyLM"), "claim: TRL 1.16 no longer has the old collator"
+    assert not hasattr(trl, "DataCollatorForCompletionOnlyLM"), "claim: TRL no longer has the old collator"
 
     # Fix: markers around the reply and its <|im_end|>: only that is labelled, also after packing.
     fixed = prepare(model, CHATML_TRAINING, **FIX)
@@ -113,14 +119,23 @@ def check(seed: int = 0) -> str:
     assert packed[2] < marked[2], f"claim: packing merges the rows, got {packed[2]} vs {marked[2]}"
     assert packed[0] == marked[0], f"claim: packing keeps the mask, got {packed[0]} vs {marked[0]} labelled"
 
-    # The model's own template: used as-is if it has markers, else TRL swaps in its training version
-    # (Qwen2.5 and the other families in trl/chat_templates); either way only the reply is labelled.
-    own = prepare(model, **FIX)
-    own_text = labelled_text(own)
-    assert "Paris." in own_text and "capital" not in own_text, f"claim: own template masks the prompt: {own_text!r}"
-    how = "TRL swapped in its training template" if own.chat_template else "its markers used as they are"
+    # The model's own template: used as-is if it has markers, else (since TRL 1.1) TRL swaps in its training
+    # version (Qwen2.5 and the other families in trl/chat_templates); either way only the reply is labelled.
+    try:
+        own = prepare(model, **FIX)
+    except RuntimeError as e:  # TRL < 1.1 swaps in nothing: a template without markers stops here
+        assert not new_trl and "no assistant tokens" in str(e), f"claim: only old TRL stops here, got {e}"
+        own = None
+    if own is None:
+        how = "no markers and no swap before TRL 1.1: RuntimeError"
+    else:
+        own_text = labelled_text(own)
+        assert "Paris." in own_text and "capital" not in own_text, f"claim: own template masks the prompt: {own_text!r}"
+        swapped = getattr(own, "chat_template", None)  # the template TRL swapped in (since 1.1), else None
+        how = "TRL swapped in its training template" if swapped else "its markers used as they are"
     return (
-        f"default labels {labelled}/{tokens} tokens; unmarked template -> ValueError, transformers' mask all 0; "
+        f"default labels {labelled}/{tokens} tokens; unmarked template -> {error.split(':')[0]}, "
+        f"transformers' mask all 0; "
         f"marked: {marked[0]}/{marked[1]} labelled, {packed[0]} after packing into {packed[2]} row(s); "
         f"model's own template: {how}"
     )

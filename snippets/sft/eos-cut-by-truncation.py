@@ -27,7 +27,9 @@ def drop_too_long(dataset, tokenizer, max_length):
 import os
 
 import torch
+import trl
 from datasets import Dataset
+from packaging.version import Version
 from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
 from trl import SFTConfig, SFTTrainer
 
@@ -43,11 +45,16 @@ LONG = {
 
 
 def prepare(model, tokenizer, examples, max_length):
-    """The rows SFTTrainer trains on (dataset preparation only): input_ids and labels."""
+    """What SFTTrainer trains on (no training): each prepared example passed through the trainer's collator.
+
+    Reading the collator's output works on every TRL version: where truncation and labelling happen moved
+    between releases (dataset preparation in 0.29 and since 1.9, the collator in 1.0 to 1.8).
+    """
     args = SFTConfig(max_length=max_length, assistant_only_loss=True, bf16=torch.cuda.is_available())
     dataset = examples if isinstance(examples, Dataset) else Dataset.from_list(examples)
     trainer = SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer)
-    return list(trainer.train_dataset)
+    batches = [trainer.data_collator([row]) for row in trainer.train_dataset]
+    return [{"input_ids": b["input_ids"][0].tolist(), "labels": b["labels"][0].tolist()} for b in batches]
 
 
 def eos_labels(row, tokenizer):
@@ -58,9 +65,7 @@ def check(seed: int = 0) -> str:
     set_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(MODEL)
     model = AutoModelForCausalLM.from_pretrained(MODEL)
-    defaults = SFTConfig.__dataclass_fields__
-    assert defaults["max_length"].default == 1024, "claim: SFTConfig.max_length defaults to 1024"
-    assert defaults["truncation_mode"].default == "keep_start", "claim: truncation keeps the start"
+    assert SFTConfig.__dataclass_fields__["max_length"].default == 1024, "claim: SFTConfig.max_length defaults to 1024"
 
     # A limit the short chat fits and the long one does not: it ends inside the long reply.
     limit = chat_length(SHORT, tokenizer)
@@ -70,13 +75,18 @@ def check(seed: int = 0) -> str:
 
     short, long = prepare(model, tokenizer, [SHORT, LONG], limit)
     assert eos_labels(short, tokenizer) == 1, "claim: an example that fits keeps its EOS label"
-    assert len(long["input_ids"]) == limit, "claim: the long example is truncated to max_length"
+    full = tokenizer.apply_chat_template(LONG["messages"], return_dict=True)["input_ids"]
+    assert long["input_ids"] == list(full[:limit]), "claim: the long example is cut to its first max_length tokens"
     trained = sum(label != -100 for label in long["labels"])
     assert trained > 0, "claim: the truncated example stays and its partial reply is trained"
     assert eos_labels(long, tokenizer) == 0, "claim: the truncated example has no labelled EOS"
 
-    dropped = prepare(model, tokenizer, [LONG], prompt_length - 2)
-    assert dropped == [], "claim: a cut inside the prompt leaves no label and TRL drops the example"
+    # A cut inside the prompt leaves no label: TRL >= 1.9 drops the example, older TRL keeps it, fully masked.
+    cut = prepare(model, tokenizer, [LONG], prompt_length - 2)
+    if Version(trl.__version__) >= Version("1.9"):
+        assert cut == [], f"claim: TRL >= 1.9 drops an example left with no label, kept {len(cut)}"
+    else:
+        assert len(cut) == 1 and set(cut[0]["labels"]) == {-100}, "claim: TRL < 1.9 keeps it with no label"
 
     covering = covering_max_length(Dataset.from_list([SHORT, LONG]), tokenizer)
     rows = prepare(model, tokenizer, [SHORT, LONG], covering)
@@ -87,7 +97,8 @@ def check(seed: int = 0) -> str:
     assert all(eos_labels(row, tokenizer) == 1 for row in rows), "claim: after the filter every EOS is labelled"
     return (
         f"max_length={limit} cuts the {chat_length(LONG, tokenizer)}-token chat: {trained} reply tokens "
-        f"trained, 0 EOS labels; max_length={prompt_length - 2} drops it; max_length={covering} or the "
+        f"trained, 0 EOS labels; max_length={prompt_length - 2} leaves {len(cut)} row(s) and no label; "
+        f"max_length={covering} or the "
         f"filter keep every EOS"
     )
 

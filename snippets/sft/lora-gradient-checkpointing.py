@@ -64,7 +64,7 @@ def future_warnings(call):
 
 def check(seed: int = 0) -> str:
     bf16 = torch.cuda.is_available()
-    # The names: TRL 1.16's own default still sets the deprecated gradient_checkpointing; the new names are quiet.
+    # The names: TRL's own default still sets the deprecated gradient_checkpointing; the new names are quiet.
     old = future_warnings(lambda: SFTConfig(bf16=bf16))
     assert any("activation_checkpointing" in m for m in old), f"claim: SFTConfig() warns about the old name: {old}"
     assert SFTConfig(bf16=bf16).activation_checkpointing is True, "claim: TRL turns checkpointing on by default"

@@ -1,4 +1,4 @@
-"""Does the logged SFT loss scale with gradient_accumulation_steps in TRL 1.16? Not with TRL's loss; yes with a
+"""Does the logged SFT loss scale with gradient_accumulation_steps in TRL? Not with TRL's loss; yes with a
 custom compute_loss that takes a per-micro-batch mean.
 
 Page: docs/sft/loss-vs-grad-accum.md (中文: docs/sft/loss-vs-grad-accum.zh.md)

@@ -1,4 +1,4 @@
-"""Conversational data + a tokenizer without a chat template: what TRL 1.16 raises, and chat_template_path.
+"""Conversational data + a tokenizer without a chat template: what TRL raises, and chat_template_path.
 
 Page: docs/sft/missing-chat-template.md (中文: docs/sft/missing-chat-template.zh.md)
 """

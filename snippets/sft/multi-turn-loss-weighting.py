@@ -46,6 +46,11 @@ def build(rows, seed, **config):
     return SFTTrainer(model=MODEL, args=args, train_dataset=Dataset.from_list(rows))
 
 
+def collated_labels(trainer, row):
+    """The labels the trainer's collator builds for one prepared row: the same on every TRL version."""
+    return trainer.data_collator([row])["labels"][0].tolist()
+
+
 def labelled_runs(labels):
     """Lengths of the runs of trained (not -100) tokens: one run per trained reply."""
     runs, current = [], 0
@@ -60,8 +65,8 @@ def labelled_runs(labels):
 
 def loss_and_means(trainer):
     """The trainer's loss on the whole dataset as one batch, the token mean, and the mean of per-sequence means."""
-    rows = [{"input_ids": r["input_ids"], "labels": r["labels"]} for r in trainer.train_dataset]
-    batch = {k: v.to(trainer.model.device) for k, v in trainer.data_collator(rows).items()}
+    batch = trainer.data_collator(list(trainer.train_dataset))  # labels come from the collator on every version
+    batch = {k: v.to(trainer.model.device) for k, v in batch.items()}
     model = trainer.model.eval()
     with torch.no_grad():
         trainer_loss = trainer.compute_loss(model, dict(batch)).item()
@@ -75,7 +80,7 @@ def loss_and_means(trainer):
 
 def check(seed: int = 0) -> str:
     trainer = build(CONVERSATIONS, seed, assistant_only_loss=True)
-    two_turn, one_turn = (labelled_runs(row["labels"]) for row in trainer.train_dataset)
+    two_turn, one_turn = (labelled_runs(collated_labels(trainer, row)) for row in trainer.train_dataset)
     assert len(two_turn) == 2 and len(one_turn) == 1, f"claim: every assistant turn is trained, {two_turn} {one_turn}"
     assert two_turn[1] > 3 * two_turn[0], f"claim: the long reply has many more labelled tokens, {two_turn}"
     trainer_loss, token_mean, sequence_mean = loss_and_means(trainer)
@@ -88,7 +93,7 @@ def check(seed: int = 0) -> str:
 
     rows = [last_turn_only(CONVERSATIONS[0])]
     fixed = build(rows, seed)  # prompt-completion data: completion_only_loss is on by default
-    labels = fixed.train_dataset[0]["labels"]
+    labels = collated_labels(fixed, fixed.train_dataset[0])
     trained = fixed.processing_class.decode([t for t in labels if t != -100])
     assert len(labelled_runs(labels)) == 1 and trained.startswith(LONG), (
         f"claim: the prompt-completion rewrite trains only the final reply, got {trained!r}"

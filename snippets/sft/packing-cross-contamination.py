@@ -1,4 +1,4 @@
-"""Packing in TRL 1.16: bfd + padding-free + per-sequence position_ids keep packed samples apart, even on CPU.
+"""Packing in TRL (0.29 to 1.16): bfd + padding-free + per-sequence position_ids keep packed samples apart, even on CPU.
 
 Page: docs/sft/packing-cross-contamination.md (中文: docs/sft/packing-cross-contamination.zh.md)
 """

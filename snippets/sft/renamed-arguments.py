@@ -1,4 +1,4 @@
-"""Old SFTTrainer arguments after an upgrade: the TypeErrors TRL 1.16 raises and where each argument went.
+"""Old SFTTrainer arguments after an upgrade: the TypeErrors TRL raises and where each argument went.
 
 Page: docs/sft/renamed-arguments.md (中文: docs/sft/renamed-arguments.zh.md)
 """
@@ -14,7 +14,7 @@ MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
 
 def build_trainer(dataset, seed=0):
-    """The TRL 1.16 spelling: data options on SFTConfig, the tokenizer as processing_class."""
+    """The current spelling (TRL 0.29 to 1.16): data options on SFTConfig, the tokenizer as processing_class."""
     args = SFTConfig(
         max_length=64,  # was max_seq_length=, on the trainer or the config
         dataset_text_field="content",  # was an SFTTrainer argument (default "text")
@@ -66,7 +66,7 @@ def check(seed: int = 0) -> str:
     for where, name, value in OLD_SPELLINGS:
         message = old_call_error(where, name, value)
         assert f"got an unexpected keyword argument '{name}'" in message, (
-            f"claim: {where}({name}=...) raises TypeError in TRL 1.16, got {message!r}"
+            f"claim: {where}({name}=...) raises TypeError, got {message!r}"
         )
 
     trainer = build_trainer(Dataset.from_list([{"content": text} for text in TEXTS]), seed)
