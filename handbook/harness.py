@@ -60,9 +60,11 @@ class PageRunner:
         env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONSTARTUP")}
         env.update({k: os.environ.get(k, v) for k, v in ENV.items()})
         env["HANDBOOK_BLOCKED_IMPORTS"] = json.dumps(contract.FORBIDDEN_IMPORTS)
-        work = self.tmp / "cwd"
+        work = self.tmp / "cwd"  # emptied after every run (page_worker.py)
         work.mkdir(exist_ok=True)
-        env["TMPDIR"] = str(work)  # what a page saves under tempfile goes here and is removed with it
+        (self.tmp / "tmp").mkdir(exist_ok=True)
+        # tempfile's directory: removed with the runner, not per run (datasets keeps a per-process cache there)
+        env["TMPDIR"] = str(self.tmp / "tmp")
         self.log = open(self.log_path, "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(
             [sys.executable, "-I", str(WORKER)],

@@ -1,4 +1,4 @@
-"""label_smoothing only acts through loss_type="robust" (or exo_pair/aot) in TRL 1.16; with the default
+"""label_smoothing only acts through loss_type="robust" (or exo_pair/aot) since TRL 0.29; with the default
 "sigmoid" loss it is silently ignored. Noisy pairs show on a trusted eval split, not on train accuracy.
 
 Page: docs/preference/dpo-label-smoothing-noisy-pairs.md (中文: docs/preference/dpo-label-smoothing-noisy-pairs.zh.md)
@@ -63,7 +63,9 @@ def train(seed, **overrides):
         model=MODEL, args=args, train_dataset=Dataset.from_list(NOISY), eval_dataset=Dataset.from_list(CLEAN)
     )
     trainer.train()
-    return trainer.state.log_history, trainer.evaluate()
+    trainer.evaluate()
+    # read eval metrics from the log: before TRL 1.5, evaluate() logs eval_rewards/* but does not return them
+    return trainer.state.log_history, [row for row in trainer.state.log_history if "eval_loss" in row][-1]
 
 
 def check(seed: int = 0) -> str:

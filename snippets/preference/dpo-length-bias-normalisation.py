@@ -1,4 +1,4 @@
-"""DPO's default loss sums token log-ratios, so a pair's loss depends on answer length; in TRL 1.16 the
+"""DPO's default loss sums token log-ratios, so a pair's loss depends on answer length; since TRL 1.4 the
 length-normalised options are loss_type "sigmoid_norm"/"ipo" in DPOConfig, ld_alpha (LD-DPO), and SimPO in
 trl.experimental.cpo. "simpo" is not a DPOConfig loss_type.
 
@@ -69,7 +69,8 @@ def evaluate(trained, rows, **config):
     trainer = DPOTrainer(
         model=trained.model, ref_model=trained.ref_model, args=args, train_dataset=data, eval_dataset=data
     )
-    out = trainer.evaluate()
+    trainer.evaluate()
+    out = trainer.state.log_history[-1]  # TRL < 1.5 logs eval_rewards/* but evaluate() does not return them
     return out["eval_loss"], out["eval_rewards/margins"]
 
 

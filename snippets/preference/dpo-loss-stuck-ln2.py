@@ -29,7 +29,9 @@ import math
 import os
 
 import torch
+import trl
 from datasets import Dataset
+from packaging.version import Version
 from transformers import set_seed
 from trl import DPOConfig, DPOTrainer
 
@@ -68,12 +70,16 @@ def trainer_for(max_length, seed, data=PAIRS):
     return DPOTrainer(model=MODEL, args=args, train_dataset=data)
 
 
+def kept_completions(row, max_length):
+    """What keep_start truncation leaves of a tokenised row's chosen and rejected completions."""
+    room = None if max_length is None else max_length - len(row["prompt_ids"])
+    return row["chosen_ids"][:room], row["rejected_ids"][:room]
+
+
 def run(max_length, seed):
-    """Train 5 steps; return the logs and whether the collated chosen/rejected completions are identical."""
+    """Train 5 steps; return the logs and whether the truncated chosen/rejected completions are identical."""
     trainer = trainer_for(max_length, seed)
-    batch = trainer.data_collator([trainer.train_dataset[i] for i in range(len(PAIRS))])
-    kept = [ids[mask.bool()].tolist() for ids, mask in zip(batch["input_ids"], batch["completion_mask"])]
-    identical = kept[: len(PAIRS)] == kept[len(PAIRS) :]  # the batch is [chosen..., rejected...]
+    identical = all(a == b for a, b in (kept_completions(row, max_length) for row in trainer.train_dataset))
     trainer.train()
     logs = [row for row in trainer.state.log_history if "rewards/margins" in row]
     return logs, identical
@@ -99,7 +105,10 @@ def check(seed: int = 0) -> str:
     prompt_lengths = sorted(len(row["prompt_ids"]) for row in tokenized)
     with_short = Dataset.from_list(list(PAIRS) + [{"prompt": "Hi", "chosen": " Yes.", "rejected": " No."}])
     kept_rows = len(trainer_for(prompt_lengths[0], seed, data=with_short).train_dataset)
-    assert kept_rows == 1, f"claim: rows whose prompt fills max_length are dropped, kept {kept_rows} of 3"
+    drops = Version(trl.__version__) >= Version("1.9")  # TRL 1.9 added the filter; older TRL keeps every row
+    assert kept_rows == (1 if drops else 3), (
+        f"claim: rows whose prompt fills max_length are dropped since TRL 1.9, kept {kept_rows} of 3"
+    )
     return (
         f"max_length={stuck_length}: loss {stuck[-1]['loss']:.4f}, margins 0, grad_norm <= {stuck_grad:.1g}; "
         f"max_length=None: loss {fixed[-1]['loss']:.4f}, grad_norm >= {fixed_grad:.2g}; helper says >= {safe_length}"

@@ -1,6 +1,6 @@
-"""Where DPO's "double memory" comes from in TRL 1.16 and the two ways to drop the reference copy:
-a PEFT adapter (reference = adapter disabled) or precompute_ref_log_probs=True (outside FSDP no reference
-model is ever loaded: the policy computes the reference log-probs before training).
+"""Where DPO's "double memory" comes from and the two ways to drop the reference copy: a PEFT adapter
+(reference = adapter disabled) or precompute_ref_log_probs=True (since TRL 1.2, outside FSDP, no reference
+model is ever loaded: the policy computes the reference log-probs before training; 0.29 to 1.1 still load one).
 
 Page: docs/preference/dpo-memory-reference-model.md (中文: docs/preference/dpo-memory-reference-model.zh.md)
 """
@@ -10,7 +10,7 @@ from peft import LoraConfig  # pip install "trl[peft]"
 
 # (a) LoRA: pass peft_config and no ref_model; the reference pass runs the same model with the adapter switched off
 LORA = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
-# (b) full fine-tuning: reference log-probs computed once, up front, by the policy itself (before any update)
+# (b) full fine-tuning: reference log-probs computed once, up front, by the policy itself (TRL >= 1.2)
 PRECOMPUTE = dict(precompute_ref_log_probs=True)
 # --8<-- [end:fix]
 
@@ -23,6 +23,7 @@ from unittest import mock
 import torch
 import trl.trainer.dpo_trainer
 from datasets import Dataset
+from packaging.version import Version
 from transformers import AutoModelForCausalLM, set_seed
 from trl import DPOConfig, DPOTrainer
 
@@ -76,7 +77,10 @@ def check(seed: int = 0) -> str:
     assert lora_loads == 0 and lora.ref_model is None, "claim: with a PEFT model DPOTrainer loads no reference model"
     assert trainable["lora"] < 0.1 * trainable["full"], "claim: LoRA trains a small fraction of the weights"
     assert total["lora"] < 0.6 * total["full"], f"claim: LoRA without a reference copy ~halves weight memory: {total}"
-    assert pre_loads == 0 and pre.ref_model is None, "claim: precompute_ref_log_probs never loads a reference model"
+    drops_ref = Version(trl.__version__) >= Version("1.2")  # TRL 0.29 to 1.1 load and keep the copy anyway
+    assert (pre_loads, pre.ref_model is None) == ((0, True) if drops_ref else (1, False)), (
+        f"claim: since TRL 1.2 precompute_ref_log_probs never loads a reference model: {pre_loads} loaded"
+    )
     assert {"ref_chosen_logps", "ref_rejected_logps"} <= set(pre.train_dataset.column_names), (
         "claim: the reference log-probs are stored in the dataset"
     )
@@ -87,7 +91,8 @@ def check(seed: int = 0) -> str:
     return (
         f"reference models loaded: full {full_loads}, LoRA {lora_loads}, precompute {pre_loads}; weights in memory: "
         f"full {total['full'] / 1e6:.2f} MB (policy + ref), LoRA {total['lora'] / 1e6:.2f} MB, "
-        f"precompute {weight_bytes(pre.model) / 1e6:.2f} MB; LoRA loss {losses[0]:.4f} -> {losses[-1]:.4f}"
+        f"precompute {(weight_bytes(pre.model) + weight_bytes(pre.ref_model)) / 1e6:.2f} MB; "
+        f"LoRA loss {losses[0]:.4f} -> {losses[-1]:.4f}"
     )
 
 

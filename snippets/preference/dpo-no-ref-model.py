@@ -1,4 +1,4 @@
-"""DPO with neither `ref_model` nor PEFT: no NaN in TRL 1.16, but the reference is reloaded from disk, so a
+"""DPO with neither `ref_model` nor PEFT: no NaN in TRL 0.29 to 1.16, but the reference is reloaded from disk, so a
 policy edited in memory starts against a stale reference.
 
 Page: docs/preference/dpo-no-ref-model.md (中文: docs/preference/dpo-no-ref-model.zh.md)

@@ -5,10 +5,12 @@ Page: docs/preference/dpo-rewards-both-move.md (中文: docs/preference/dpo-rewa
 
 
 # --8<-- [start:fix]
-def trusted_metrics(trainer, trusted_pairs):
-    """Preference metrics on pairs you labelled yourself: accuracy well below 0.5 means the labels are swapped."""
-    out = trainer.evaluate(eval_dataset=trusted_pairs)
-    return out["eval_rewards/margins"], out["eval_rewards/accuracies"]
+def trusted_metrics(trainer):
+    """Preference metrics on the eval_dataset (pairs you labelled yourself); accuracy well below 0.5: swapped."""
+    trainer.evaluate()
+    # read the log: before TRL 1.5, evaluate() logs eval_rewards/* but does not return them
+    last = [row for row in trainer.state.log_history if "eval_rewards/margins" in row][-1]
+    return last["eval_rewards/margins"], last["eval_rewards/accuracies"]
 
 
 # --8<-- [end:fix]
@@ -54,10 +56,15 @@ def train(rows, seed):
         seed=seed,
         bf16=torch.cuda.is_available(),
     )
-    trainer = DPOTrainer(model=MODEL, args=args, train_dataset=Dataset.from_list(rows))
+    trainer = DPOTrainer(
+        model=MODEL,
+        args=args,
+        train_dataset=Dataset.from_list(rows),
+        eval_dataset=Dataset.from_list(PAIRS),  # the trusted split: correctly labelled pairs
+    )
     trainer.train()
     logs = [row for row in trainer.state.log_history if "rewards/margins" in row]
-    return logs, trusted_metrics(trainer, Dataset.from_list(PAIRS))
+    return logs, trusted_metrics(trainer)
 
 
 def check(seed: int = 0) -> str:

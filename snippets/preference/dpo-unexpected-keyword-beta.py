@@ -1,5 +1,5 @@
 """`DPOTrainer.__init__() got an unexpected keyword argument 'beta'`: training knobs live on DPOConfig, and
-`max_prompt_length` is gone from DPOConfig in TRL 1.16.
+`max_prompt_length` is gone from DPOConfig since TRL 0.29.
 
 Page: docs/preference/dpo-unexpected-keyword-beta.md (中文: docs/preference/dpo-unexpected-keyword-beta.zh.md)
 """
@@ -80,11 +80,13 @@ def check(seed: int = 0) -> str:
     trainer = DPOTrainer(model=MODEL, args=args, train_dataset=PAIRS, processing_class=tokenizer)  # the Fix, as is
     prompt_len = len(trainer.train_dataset[0]["prompt_ids"])
     short = DPOConfig(max_length=prompt_len + 2, save_strategy="no", bf16=torch.cuda.is_available())
-    trainer = DPOTrainer(model=MODEL, args=short, train_dataset=PAIRS, processing_class=tokenizer)
-    row = trainer.train_dataset[0]
-    batch = trainer.data_collator([row])
-    assert len(row["chosen_ids"]) > 2 and batch["input_ids"].shape[1] == prompt_len + 2, (
-        f"claim: max_length caps prompt + completion together: width {batch['input_ids'].shape[1]}"
+    trainer = DPOTrainer(model=MODEL, args=short, train_dataset=PAIRS, eval_dataset=PAIRS, processing_class=tokenizer)
+    widths = []  # the sequence width the model really sees (where the cut happens differs between TRL releases)
+    embed = trainer.model.get_input_embeddings().register_forward_hook(lambda m, i, out: widths.append(out.shape[1]))
+    trainer.evaluate()  # forward passes only
+    embed.remove()
+    assert len(trainer.train_dataset[0]["chosen_ids"]) > 2 and set(widths) == {prompt_len + 2}, (
+        f"claim: max_length caps prompt + completion together: widths {set(widths)}"
     )
     return (
         f"{len(errors)} old-style calls raise TypeError; the DPOConfig version builds; max_length={prompt_len + 2} "

@@ -1,4 +1,4 @@
-"""KTO in TRL 1.16: per_device_train_batch_size=1 is refused (the KL estimate needs a batch of mismatched
+"""KTO (TRL 0.29 to 1.16): per_device_train_batch_size=1 is refused (the KL estimate needs a batch of mismatched
 pairs), and an unbalanced desirable/undesirable split asks for desirable_weight/undesirable_weight.
 
 Page: docs/preference/kto-batch-size-one-imbalance.md (中文: docs/preference/kto-batch-size-one-imbalance.zh.md)
@@ -21,8 +21,10 @@ import logging
 import os
 
 import torch
+import trl
 from datasets import Dataset
-from transformers import set_seed
+from packaging.version import Version
+from transformers import AutoTokenizer, set_seed
 from trl import KTOConfig, KTOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
@@ -48,7 +50,7 @@ def build(seed, **config):
     warnings = []
     handler = logging.Handler()
     handler.emit = lambda record: warnings.append(record.getMessage())
-    log = logging.getLogger("trl.trainer.kto_trainer")
+    log = logging.getLogger("trl")  # KTOTrainer's logger sits below it (its module moved in TRL 1.8)
     log.addHandler(handler)
     try:
         args = KTOConfig(
@@ -60,18 +62,31 @@ def build(seed, **config):
             bf16=torch.cuda.is_available(),
             **config,
         )
-        return KTOTrainer(model=MODEL, args=args, train_dataset=ROWS), warnings
+        # processing_class: TRL 0.29 to 1.2 require it; later releases load the tokenizer from MODEL
+        tokenizer = AutoTokenizer.from_pretrained(MODEL)
+        return KTOTrainer(model=MODEL, args=args, train_dataset=ROWS, processing_class=tokenizer), warnings
     except ValueError as e:
         return e, warnings
     finally:
         log.removeHandler(handler)
 
 
+def completion_tokens(rows, prefix=""):
+    """Each row's completion (or KL completion) tokens: TRL >= 1.3 stores them alone, older TRL after the prompt."""
+    if f"{prefix}completion_ids" in rows.column_names:
+        return rows[f"{prefix}completion_ids"]
+    full, prompts = rows[f"{prefix}completion_input_ids"], rows[f"{prefix}prompt_input_ids"]
+    return [ids[len(prompt) :] for ids, prompt in zip(full, prompts)]
+
+
 def check(seed: int = 0) -> str:
     refused, _ = build(seed, per_device_train_batch_size=1, gradient_accumulation_steps=8)
     assert "batch size must be > 1" in str(refused), f"claim: KTO refuses a device batch of 1: {refused!r}"
     shuffled, _ = build(seed, per_device_train_batch_size=4, train_sampling_strategy="random")
-    assert "sequential" in str(shuffled), f"claim: KTO's KL pairing refuses a shuffled sampler: {shuffled!r}"
+    guarded = Version(trl.__version__) >= Version("1.6")  # TRL 1.6 added the sampler check
+    assert ("sequential" in str(shuffled)) == guarded, (
+        f"claim: since TRL 1.6 KTO's KL pairing refuses a shuffled sampler (older TRL accepts it): {shuffled!r}"
+    )
     _, default_warnings = build(seed, per_device_train_batch_size=2)
     assert any("desirable_weight in" in w for w in default_warnings), "claim: 3:1 data with weights 1/1 warns"
 
@@ -80,8 +95,8 @@ def check(seed: int = 0) -> str:
     rows = trainer.train_dataset
     for start in range(0, len(rows), 4):  # the KL completions are the batch's completions, rotated by one
         block = rows.select(range(start, start + 4))
-        rotated = [block["completion_ids"][-1]] + block["completion_ids"][:-1]
-        assert block["KL_completion_ids"] == rotated, "claim: each prompt's KL completion is its neighbour's"
+        own = completion_tokens(block)
+        assert completion_tokens(block, "KL_") == own[-1:] + own[:-1], "claim: each KL completion is its neighbour's"
     trainer.train()
     kl = [row["kl"] for row in trainer.state.log_history if "kl" in row]
     assert max(kl) > 0, f"claim: with loss_type='kto' the kl estimate moves once the policy does: {kl}"
