@@ -194,7 +194,7 @@ def test_no_failed_requests_on_page_load(page, server, path):
 
 
 @pytest.mark.site
-def test_one_search_index_per_language_symptoms_first(site):
+def test_one_search_index_per_language_symptoms_first(site, capsys):
     import json
 
     out, code, _ = site
@@ -218,7 +218,8 @@ def test_one_search_index_per_language_symptoms_first(site):
         assert all(d["boost"] == 1 for d in data["docs"] if "#" in d["location"])  # sections rank below pages
     zh_page = (out / "zh" / "online-rl" / "grpo-zero-std-group" / "index.html").read_text(encoding="utf-8")
     assert '"base": "../../../zh/"' in zh_page, "Chinese pages must search the Chinese index"
-    print(f"search index bytes: {sizes}")
+    with capsys.disabled():
+        print(f"\nsearch index bytes per language: {sizes}")
 
 
 @pytest.mark.site
@@ -328,7 +329,7 @@ FLOOR = {"en": 0.78, "zh": 0.66}  # measured: en 80%, zh 69% (goal: 90% each)
 
 @pytest.mark.browser
 @pytest.mark.skipif(not QUERIES.exists(), reason="no evaluation set tests/search_queries.yaml")
-def test_search_evaluation_set_top3(browser, server):
+def test_search_evaluation_set_top3(browser, server, capsys):
     """Real user phrasings (tests/search_queries.yaml, each with its source): each is typed into the built site's
     search box in its language, and the page that answers it should be among the first three pages.
 
@@ -365,7 +366,8 @@ def test_search_evaluation_set_top3(browser, server):
     for lang in ("en", "zh"):
         n = sum(1 for e in entries if e["lang"] == lang)
         report.append(f"{lang}: {hits[lang]}/{n} = {hits[lang] / max(n, 1):.0%} in the top 3")
-    print("search evaluation: " + "; ".join(report))
+    with capsys.disabled():  # make test prints the figures
+        print("\nsearch evaluation (top 3): " + "; ".join(report))
     failing = [lang for lang in ("en", "zh") if hits[lang] < FLOOR[lang] * sum(1 for e in entries if e["lang"] == lang)]
     assert not failing, "; ".join(report) + "\nmisses:\n" + "\n".join(m for lang in failing for m in misses[lang])
     assert all(sum(1 for e in entries if e["lang"] == lang) >= 50 for lang in ("en", "zh")), "fewer than 50 queries"
