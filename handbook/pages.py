@@ -478,6 +478,19 @@ def _check_advice_file(pages: dict) -> list[str]:
     return errors
 
 
+def _check_tag_spelling(pages: dict) -> list[str]:
+    """One spelling per tag across the site: 'KL' and 'kl' would be two entries on the tags page."""
+    first: dict[str, tuple[str, str]] = {}
+    errors = []
+    for page in pages.values():
+        for tag in page.meta.get("tags", []) or []:
+            key = str(tag).casefold()
+            if key in first and first[key][0] != tag:
+                errors.append(f"{page.rel}: field 'tags': {tag!r} is spelled {first[key][0]!r} in {first[key][1]}")
+            first.setdefault(key, (str(tag), page.rel))
+    return errors
+
+
 def all_pages() -> list[Page]:
     return [load(p) for p in sorted(DOCS.rglob("*.md"))]
 
@@ -540,6 +553,7 @@ def check_all() -> list[str]:
             p.error("validator", f"crashed on this page ({type(e).__name__}: {e}); please report it")
             pages[p.path] = p
     errors = _symlinks() + [e for p in pages.values() for e in p.errors] + _check_advice_file(pages)
+    errors += _check_tag_spelling(pages)
     ids: dict[str, str] = {}
     for path, page in pages.items():
         twin = twin_of(path)

@@ -133,6 +133,12 @@ def test_duplicate_ids_and_missing_twins(tree):
     assert any("field 'id'" in e and "copy.md" in e for e in errors), errors
 
 
+def test_one_spelling_per_tag(tree):
+    edit(tree, ZH, sub("tags: [GRPO", "tags: [grpo"))
+    errors = pages.check_all()
+    assert any("field 'tags': 'grpo' is spelled 'GRPO'" in e for e in errors), errors
+
+
 def test_heading_parsing_is_linear():
     body = "## " + " " * 20000 + "x" + " " * 20000 + "{#a-b" + "\n"
     started = time.perf_counter()
