@@ -109,21 +109,27 @@ def _parse(junit: pathlib.Path) -> dict[str, dict]:
     return rows
 
 
-def run_version(trl_version: str, workers: int) -> dict:
-    python = environment(trl_version)
-    junit = ENVS / f"junit-{trl_version}.xml"
+def run_pages(python: pathlib.Path, name: str, workers: int, **env: str) -> dict[str, dict]:
+    """Run every page's ``check`` for each seed (tests/test_snippets.py) with ``python``; rows per page."""
+    junit = ENVS / f"junit-{name}.xml"
     junit.parent.mkdir(parents=True, exist_ok=True)
-    started = time.perf_counter()
+    junit.unlink(missing_ok=True)
     cmd = [str(python), "-m", "pytest", "tests/test_snippets.py", "-q", "-p", "no:cacheprovider"]
     cmd += ["-k", "test_page_code and not hardware", f"--junitxml={junit}", "-o", "junit_family=xunit1"]
     if workers > 1:
         cmd += ["-n", str(workers)]
-    env = {**os.environ, "HANDBOOK_IGNORE_RANGES": "1"}  # run every page on every version; ranges are judged after
-    proc = subprocess.run(cmd, cwd=pages.ROOT, capture_output=True, text=True, env=env)
-    seconds = round(time.perf_counter() - started, 1)
+    proc = subprocess.run(cmd, cwd=pages.ROOT, capture_output=True, text=True, env={**os.environ, **env})
     if not junit.exists():
-        raise SystemExit(f"trl {trl_version}: pytest produced no report:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    rows = _parse(junit)
+        raise SystemExit(f"{name}: pytest produced no report:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return _parse(junit)
+
+
+def run_version(trl_version: str, workers: int) -> dict:
+    python = environment(trl_version)
+    started = time.perf_counter()
+    # every page on every version: whether a version is inside a page's range is judged afterwards
+    rows = run_pages(python, f"trl-{trl_version}", workers, HANDBOOK_IGNORE_RANGES="1")
+    seconds = round(time.perf_counter() - started, 1)
     counts = {
         k: sum(v == k for r in rows.values() for v in r["seeds"].values()) for k in ("passed", "failed", "skipped")
     }
@@ -204,14 +210,7 @@ def mutate(spec: str, workers: int) -> int:
     The mutation check behind the version matrix: a change of one default should fail exactly the pages whose
     claims depend on it, each by name.
     """
-    junit = ENVS / "junit-mutation.xml"
-    junit.parent.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pytest", "tests/test_snippets.py", "-q", "-p", "no:cacheprovider"]
-    cmd += ["-k", "test_page_code and not hardware", f"--junitxml={junit}", "-o", "junit_family=xunit1"]
-    if workers > 1:
-        cmd += ["-n", str(workers)]
-    subprocess.run(cmd, cwd=pages.ROOT, capture_output=True, text=True, env={**os.environ, "HANDBOOK_MUTATE": spec})
-    rows = _parse(junit)
+    rows = run_pages(pathlib.Path(sys.executable), "mutation", workers, HANDBOOK_MUTATE=spec)
     failed = sorted(rel for rel, row in rows.items() if outcome(row["seeds"]) == "failed")
     print(f"{spec}: {len(failed)} of {len(rows)} pages fail")
     for rel in failed:
