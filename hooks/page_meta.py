@@ -114,6 +114,12 @@ def _code(text: str) -> str:
     return f"{fence}{pad}{text}{pad}{fence}"
 
 
+def _link(page, target: str) -> str:
+    """A Markdown link from the page being rendered to ``target`` (a path under docs/, e.g. 'sft/x.md')."""
+    here = pathlib.PurePosixPath(page.file.src_uri).parent
+    return pathlib.PurePosixPath(*[".."] * len(here.parts), target).as_posix()
+
+
 def _cell(text: str) -> str:
     """Front-matter text as the content of a Markdown table cell: escaped, its pipes kept as text."""
     return html.escape(str(text).replace("`", "")).replace("|", "\\|")
@@ -213,7 +219,6 @@ def _compatibility(page, lang: str) -> str:
     versions = list(MATRIX.get("versions", {}))
     if not versions:
         return t["none"]
-    here = pathlib.PurePosixPath(page.file.src_uri).parent
     head = f"| {t['page']} | {t['range']} | " + " | ".join(f"TRL {html.escape(v)}" for v in versions) + " |"
     rows = [head, "|" + " --- |" * (len(versions) + 2)]
     notes = []
@@ -223,7 +228,7 @@ def _compatibility(page, lang: str) -> str:
         if not path.exists():
             continue
         meta = hp.load(path).meta
-        link = pathlib.PurePosixPath(*[".."] * len(here.parts), src).as_posix()
+        link = _link(page, str(src))
         marks = []
         for v in versions:
             cell = cells.get(v, {})
@@ -289,7 +294,6 @@ def where_shown(symptom: str) -> str:
 def _symptom_finder(page, lang: str) -> str:
     """Every pitfall page's symptoms, grouped by where they show, each a link to its page."""
     groups: dict[str, list[str]] = {k: [] for k in FINDER[lang]}
-    here = pathlib.PurePosixPath(page.file.src_uri).parent
     for chapter in hp.CHAPTERS:
         for path in sorted((hp.DOCS / chapter).glob("*.md")):
             if path.name.endswith(".zh.md"):
@@ -298,7 +302,7 @@ def _symptom_finder(page, lang: str) -> str:
             if doc.kind != "pitfall" or doc.errors:
                 continue
             src = pathlib.PurePosixPath(chapter, path.name)
-            link = pathlib.PurePosixPath(*[".."] * len(here.parts), src).as_posix()
+            link = _link(page, str(src))
             title = html.escape(str(doc.meta["title"]).replace("`", ""))
             for symptom in doc.meta["symptoms"]:
                 groups[where_shown(str(symptom))].append(f"- {symptom_markdown(str(symptom))} → [{title}]({link})")
@@ -338,14 +342,13 @@ def _advice_group(item: str) -> str:
 def _advice_checked(page, lang: str) -> str:
     """Every item of the common advice, in one line of the reader's language, with its verdict and pages."""
     t, v = ADVICE_LABELS[lang], LABELS[lang]
-    here = pathlib.PurePosixPath(page.file.src_uri).parent
     answered: dict[str, list[tuple[str, str, str]]] = {}
     for p in hp.all_pages():
         if p.lang != "en" or p.kind != "pitfall" or p.errors:
             continue
         twin = hp.load(hp.twin_of(p.path)) if lang == "zh" else p
         src = pathlib.PurePosixPath(p.path.relative_to(hp.DOCS).as_posix())
-        link = pathlib.PurePosixPath(*[".."] * len(here.parts), src).as_posix()
+        link = _link(page, str(src))
         title = _cell(twin.meta.get("title", ""))
         for item in p.meta.get("advice", []):
             answered.setdefault(item, []).append((p.meta["verdict"], title, link))
