@@ -33,6 +33,8 @@ CHAPTERS: dict[str, tuple[str, str]] = {
     "preference": ("Preference optimisation", "偏好优化"),
     "online-rl": ("Online RL: GRPO & RLOO", "在线强化学习：GRPO 与 RLOO"),
     "rewards": ("Rewards & reward models", "奖励与奖励模型"),
+    "dynamics": ("Training dynamics & data", "训练动态与数据"),
+    "scale": ("Memory, multi-process, recipes & migration", "显存、多进程、配方与版本迁移"),
     "walkthroughs": ("Walkthroughs", "实战演练"),
 }
 
@@ -61,6 +63,19 @@ ANCHOR = re.compile(r"\{#([\w-]+)\}")
 INCLUDE = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
 PYTHON_LANGS = ("python", "py", "python3", "pycon")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)(.*)$")
+
+
+def advice_ids(v: list[str]) -> list[str]:
+    """Validate a page's ``advice`` list: canonical ids, each once."""
+    for item in v:
+        if not ADVICE.fullmatch(str(item)):
+            raise ValueError(
+                f"{item!r} is not a canonical id: '000 §11.N row K', '000 §11.6|9|11', "
+                "'002 principle N', '002 trick N' or '002 phenomenon N'"
+            )
+    if len(set(v)) != len(v):
+        raise ValueError("lists an id twice")
+    return v
 
 
 class FrontMatter(BaseModel):
@@ -123,15 +138,7 @@ class FrontMatter(BaseModel):
     @field_validator("advice")
     @classmethod
     def _advice(cls, v: list[str]) -> list[str]:
-        for item in v:
-            if not ADVICE.fullmatch(str(item)):
-                raise ValueError(
-                    f"{item!r} is not a canonical id: '000 §11.N row K', '000 §11.6|9|11', "
-                    "'002 principle N', '002 trick N' or '002 phenomenon N'"
-                )
-        if len(set(v)) != len(v):
-            raise ValueError("lists an id twice")
-        return v
+        return advice_ids(v)
 
     @field_validator("sources")
     @classmethod
@@ -177,6 +184,13 @@ class GuideMatter(BaseModel):
     order: int = 100
     id: str | None = None
     hide: list[str] = []
+    advice: list[str] = []
+    """Common-advice items a guide page discusses (each statement linking the pages that test it)."""
+
+    @field_validator("advice")
+    @classmethod
+    def _advice(cls, v: list[str]) -> list[str]:
+        return advice_ids(v)
 
 
 @dataclass

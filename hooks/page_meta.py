@@ -329,8 +329,14 @@ ADVICE_GROUPS = {
     "002 phenomenon": ("Tuning notes: what you see and what to do", "调参笔记：现象与对策"),
 }
 ADVICE_LABELS = {
-    "en": {"advice": "Common advice", "verdict": "Verdict", "page": "Page", "open": "not checked yet"},
-    "zh": {"advice": "常见说法", "verdict": "结论", "page": "页面", "open": "尚未检验"},
+    "en": {
+        "advice": "Common advice",
+        "verdict": "Verdict",
+        "page": "Page",
+        "open": "not checked yet",
+        "guide": "discussed",
+    },
+    "zh": {"advice": "常见说法", "verdict": "结论", "page": "页面", "open": "尚未检验", "guide": "已讨论"},
 }
 
 
@@ -344,14 +350,14 @@ def _advice_checked(page, lang: str) -> str:
     t, v = ADVICE_LABELS[lang], LABELS[lang]
     answered: dict[str, list[tuple[str, str, str]]] = {}
     for p in hp.all_pages():
-        if p.lang != "en" or p.kind != "pitfall" or p.errors:
+        if p.lang != "en" or p.errors or not p.meta.get("advice"):
             continue
         twin = hp.load(hp.twin_of(p.path)) if lang == "zh" else p
         src = pathlib.PurePosixPath(p.path.relative_to(hp.DOCS).as_posix())
         link = _link(page, str(src))
         title = _cell(twin.meta.get("title", ""))
         for item in p.meta.get("advice", []):
-            answered.setdefault(item, []).append((p.meta["verdict"], title, link))
+            answered.setdefault(item, []).append((p.meta.get("verdict", "guide"), title, link))
     out, group = [], None
     for item, text in hp.advice_items().items():
         g = _advice_group(item)
@@ -365,7 +371,10 @@ def _advice_checked(page, lang: str) -> str:
             out.append(f"| {claim} | {t['open']} | |")
             continue
         pills = " ".join(
-            dict.fromkeys(f'<span class="hb-verdict--{vd} hb-pill">{html.escape(v[vd])}</span>' for vd, _, _ in pages)
+            dict.fromkeys(
+                f'<span class="hb-verdict--{vd} hb-pill">{html.escape(v.get(vd, t["guide"]))}</span>'
+                for vd, _, _ in pages
+            )
         )
         links = "<br>".join(f"[{title}]({link})" for _, title, link in pages)
         out.append(f"| {claim} | {pills} | {links} |")
