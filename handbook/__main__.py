@@ -4,6 +4,7 @@
 - ``python -m handbook check``: validate every page, its twin and its snippet against the contract.
 - ``python -m handbook code <page.md>``: print the code the page shows, as a reader would paste it.
 - ``python -m handbook run <page.md> [--seed N]``: paste-run the page's code (as the test suite does).
+- ``python -m handbook record [PAGE ...]``: the run records charts and quoted numbers come from.
 - ``python -m handbook matrix [--trl X.Y.Z]``: the TRL version matrix (``make matrix``).
 - ``python -m handbook mutate 'GRPOConfig.beta=0.04'``: the mutation check: which pages fail when one TRL
   default changes.
@@ -103,7 +104,14 @@ def main(argv: list[str] | None = None) -> int:
     p_matrix = sub.add_parser("matrix", help="run every page on several TRL releases; write compat/trl-matrix.json")
     p_matrix.add_argument("--trl", action="append", help="a TRL version (repeatable); default: baseline, pin, newest")
     p_matrix.add_argument("--workers", type=int, default=2)
+    p_rec = sub.add_parser("record", help="run pages on the pinned TRL; write their run records (compat/runs/)")
+    p_rec.add_argument("page", nargs="*", help="pages (docs/<chapter>/<slug>.md); default: every pitfall page")
+    p_rec.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
+    if args.cmd == "record":
+        from handbook import runs
+
+        return runs.record(args.page, args.workers)
     if args.cmd == "mutate":
         from handbook import matrix
 

@@ -16,7 +16,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from handbook import contract, tiny
 
@@ -45,6 +45,8 @@ class Result:
     traceback: str = ""
     seconds: float = 0.0
     log: str = ""
+    runs: list = field(default_factory=list)
+    """What each trainer the check built logged, in build order (``page_worker.RUNS``)."""
 
 
 class PageRunner:
@@ -142,4 +144,5 @@ class PageRunner:
             reply.get("traceback", ""),
             reply.get("seconds", 0.0),
             "" if reply["ok"] else self._log_tail(offset),
+            reply.get("runs", []),
         )

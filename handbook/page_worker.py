@@ -13,6 +13,7 @@ stderr (a log file the harness reads back on failure).
 import importlib.abc
 import importlib.util
 import json
+import math
 import os
 import pathlib
 import shutil
@@ -73,6 +74,37 @@ def _mutate(spec: str) -> None:
 
 
 _mutate(os.environ.get("HANDBOOK_MUTATE", ""))
+
+RUNS: list[dict] = []
+"""What every trainer the page's code builds logs, in the order they are built (the run record: charts, the
+log doctor). Observing only: a callback that copies each logged dict; the page's training is unchanged."""
+
+
+class _Recorder(transformers.TrainerCallback):
+    def __init__(self, run: dict) -> None:
+        self.run = run
+
+    def on_log(self, args, state, control, logs=None, **kwargs):
+        row = {"step": int(state.global_step)}
+        for key, value in (logs or {}).items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                continue
+            value = float(value)
+            row[key] = value if math.isfinite(value) else str(value)  # NaN/inf are symptoms worth keeping
+        self.run["logs"].append(row)
+
+
+_trainer_init = transformers.Trainer.__init__
+
+
+def _recording_init(self, *args, **kwargs):
+    _trainer_init(self, *args, **kwargs)
+    run = {"trainer": type(self).__name__, "logs": []}
+    RUNS.append(run)
+    self.add_callback(_Recorder(run))
+
+
+transformers.Trainer.__init__ = _recording_init
 datasets.disable_progress_bars()
 
 proto.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
@@ -86,6 +118,7 @@ for line in sys.stdin:
     started = time.perf_counter()
     reply = {"ok": True, "kind": "passed", "message": "", "traceback": ""}
     name = f"handbook_page_{count}"
+    RUNS.clear()
     try:
         spec = importlib.util.spec_from_file_location(name, req["file"])
         module = importlib.util.module_from_spec(spec)
@@ -127,5 +160,6 @@ for line in sys.stdin:
     for entry in CWD.iterdir():  # each run starts in an empty working directory
         shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
     reply["seconds"] = round(time.perf_counter() - started, 2)
+    reply["runs"] = [run for run in RUNS if run["logs"]] if reply["ok"] else []
     sys.stderr.flush()
     proto.write(json.dumps(reply) + "\n")

@@ -65,6 +65,41 @@ PYTHON_LANGS = ("python", "py", "python3", "pycon")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)(.*)$")
 
 
+METRIC = re.compile(r"[\w./-]{1,80}")
+RUN_NUMBER = re.compile(r"\{\{\s*(symptom|fix)\.([\w./-]+)\.(first|last|min|max|mean)\s*\}\}")
+"""A number a page quotes from its recorded run: ``{{ fix.grad_norm.max }}`` (seed 0; see handbook/runs.py)."""
+
+
+class ChartSpec(BaseModel):
+    """``chart:`` in front matter: which logged metrics of which recorded trainer runs the page plots."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metrics: list[str] = Field(min_length=1, max_length=3)
+    """Logged keys, as in ``trainer.state.log_history`` (``loss``, ``grad_norm``, ``rewards/margins``)."""
+    runs: dict[Literal["symptom", "fix"], int] = Field(min_length=1)
+    """Which trainer runs of ``check(seed)`` they are: 1 = the first trainer the check builds."""
+    caption: str | None = None
+    """Optional sentence after the generated caption, in the page's language."""
+
+    @field_validator("metrics")
+    @classmethod
+    def _metrics(cls, v: list[str]) -> list[str]:
+        for m in v:
+            if not METRIC.fullmatch(m):
+                raise ValueError(f"{m!r} is not a logged metric key")
+        return v
+
+    @field_validator("runs")
+    @classmethod
+    def _runs(cls, v: dict) -> dict:
+        if any(type(n) is not int or n < 1 for n in v.values()):
+            raise ValueError("run numbers start at 1 (the first trainer the check builds)")
+        if len(set(v.values())) != len(v):
+            raise ValueError("symptom and fix must be different runs")
+        return v
+
+
 def advice_ids(v: list[str]) -> list[str]:
     """Validate a page's ``advice`` list: canonical ids, each once."""
     for item in v:
@@ -104,6 +139,8 @@ class FrontMatter(BaseModel):
     order: int = 100
     tiny_only: str | None = None
     """Set when the snippet's assertions hold only on the tiny test model: says why, in the page's language."""
+    chart: ChartSpec | None = None
+    """The run chart the page shows (from its run record, ``compat/runs/``); see handbook/runs.py."""
 
     @field_validator("id")
     @classmethod
@@ -505,6 +542,37 @@ def _check_tag_spelling(pages: dict) -> list[str]:
     return errors
 
 
+def check_run_refs(page: Page) -> list[str]:
+    """A page's chart and the numbers it quotes name runs and metrics its run record holds."""
+    from handbook import runs
+
+    chart = page.meta.get("chart") or {}
+    refs = RUN_NUMBER.findall(page.body)
+    if not chart and not refs:
+        return []
+    rec = runs.load(page.meta)
+    rel_rec = runs.record_path(str(page.meta.get("id")), str(page.meta.get("chapter"))).relative_to(ROOT)
+    if rec is None:
+        return [f"{page.rel}: field 'chart': no run record {rel_rec}: run python -m handbook record {page.rel}"]
+    labels = chart.get("runs", {})
+    errs = []
+    wanted = [(label, n, m) for label, n in labels.items() for m in chart.get("metrics", [])]
+    for label, metric, _ in refs:
+        if label not in labels:
+            errs.append(f"{page.rel}: body: {{{{ {label}.{metric} }}}} but field 'chart' names no {label!r} run")
+        else:
+            wanted.append((label, labels[label], metric))
+    for label, n, metric in dict.fromkeys(wanted):
+        if not runs.series(rec, n, metric):
+            have = sorted({k for run in rec["seeds"].get("0", []) for row in run["logs"] for k in row} - {"step"})
+            count = len(rec["seeds"].get("0", []))
+            errs.append(
+                f"{page.rel}: field 'chart': the {label} run (run {n} of {count}) of {rel_rec} logged no "
+                f"{metric!r}; logged keys: {have}"
+            )
+    return errs
+
+
 def all_pages() -> list[Page]:
     return [load(p) for p in sorted(DOCS.rglob("*.md"))]
 
@@ -535,6 +603,13 @@ def check_parity(en: Page, zh: Page) -> list[str]:
     l_zh = [level for level, _, _ in headings(zh.body)]
     if l_en != l_zh:
         errs.append(f"{zh.rel}: headings: levels {l_zh} differ from {en.rel}'s {l_en} (a heading added to one twin)")
+    charts = [{k: v for k, v in (p.meta.get("chart") or {}).items() if k != "caption"} for p in (en, zh)]
+    if charts[0] != charts[1]:
+        errs.append(
+            f"{zh.rel}: field 'chart': {charts[1]!r} differs from {en.rel}'s {charts[0]!r} (captions may differ)"
+        )
+    if sorted(RUN_NUMBER.findall(en.body)) != sorted(RUN_NUMBER.findall(zh.body)):
+        errs.append(f"{zh.rel}: body: the numbers quoted from the run record ({{{{ fix.… }}}}) differ from {en.rel}'s")
     if (en.meta.get("tiny_only") is None) != (zh.meta.get("tiny_only") is None):
         errs.append(f"{zh.rel}: field 'tiny_only': set on one twin only (both or neither)")
     if includes(en.body) != includes(zh.body):
@@ -568,6 +643,7 @@ def check_all() -> list[str]:
             pages[p.path] = p
     errors = _symlinks() + [e for p in pages.values() for e in p.errors] + _check_advice_file(pages)
     errors += _check_tag_spelling(pages)
+    errors += [e for p in pages.values() if not p.errors for e in check_run_refs(p)]
     ids: dict[str, str] = {}
     for path, page in pages.items():
         twin = twin_of(path)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import threading
 
 CHATML_TEMPLATE = (
     "{% for message in messages %}"
@@ -104,7 +105,7 @@ def build_tiny_model(path: pathlib.Path, seed: int = 0, vocab_size: int = 320) -
     model = Qwen2ForCausalLM(config)
     model.generation_config.pad_token_id = tokenizer.pad_token_id
     model.generation_config.eos_token_id = tokenizer.eos_token_id
-    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}-{threading.get_ident()}")
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     try:

@@ -382,6 +382,7 @@ def _advice_checked(page, lang: str) -> str:
 
 
 PLACEHOLDERS = {
+    "run-chart": lambda page, lang: "<!-- handbook:run-chart -->",  # filled by hooks/charts.py
     "advice-checked": _advice_checked,
     "symptom-finder": _symptom_finder,
     "chapter-index": _chapter_index,

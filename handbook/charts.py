@@ -1,0 +1,172 @@
+"""Run charts: the symptom run next to the fix run, drawn from a page's run record (never by hand).
+
+``figure(meta, lang)`` returns the ``<figure>`` a pitfall page shows for its ``chart:`` front matter: one
+panel per metric, the seed-0 line of each run and, shaded, the range over the recorded seeds. matplotlib
+draws it as SVG; text and axes take the page's text colour (``currentColor``) and the two runs use colours
+that read on the light and the dark theme, so the chart follows Material's colour scheme. The SVG is inlined
+(no request to another host) and cached under ``.cache/charts`` by the hash of what it shows.
+
+``quote(meta, label, metric, how)`` is a number a page quotes from its record (``{{ fix.grad_norm.max }}``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import io
+import json
+import math
+import re
+
+from handbook import pages, runs
+
+CACHE = pages.ROOT / ".cache" / "charts"
+INK = "#010101"  # matplotlib's text and axes colour, replaced by currentColor
+COLOURS = {"symptom": "#e8590c", "fix": "#1c7ed6"}
+WORDS = {
+    "en": {
+        "symptom": "symptom run",
+        "fix": "fix run",
+        "step": "training step",
+        "caption": "{metrics} per training step, logged by this page's check on the tiny test model (TRL {trl}): "
+        "{runs}; line: seed 0, shaded: range over seeds {seeds}. Recorded by the test suite, not drawn by hand.",
+        "run": "{label} (trainer {n} of the check)",
+        "alt": "Line chart of {metrics} per training step for the {labels}.",
+        "and": " and ",
+    },
+    "zh": {
+        "symptom": "症状运行",
+        "fix": "修复后运行",
+        "step": "训练步数",
+        "caption": "本页检查代码在微型测试模型上（TRL {trl}）记录的 {metrics}（按训练步）：{runs}；"
+        "实线为随机种子 0，阴影为随机种子 {seeds} 的范围。数据来自测试套件的运行记录，而非手绘。",
+        "run": "{label}（检查代码中的第 {n} 个训练器）",
+        "alt": "{labels}的 {metrics} 随训练步变化的折线图。",
+        "and": "与",
+    },
+}
+MAX_BYTES = 30_000
+
+
+def _series_by_seed(rec: dict, run: int, metric: str) -> dict[str, list[tuple[int, float]]]:
+    return {seed: s for seed in rec.get("seeds", {}) if (s := runs.series(rec, run, metric, seed))}
+
+
+def _svg(rec: dict, spec: dict, lang: str) -> str:
+    import matplotlib
+
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
+
+    words = WORDS[lang]
+    metrics = spec["metrics"]
+    style = {
+        "svg.fonttype": "none",
+        "svg.hashsalt": "handbook",
+        "font.size": 9,
+        "font.family": "sans-serif",
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+        "text.color": INK,
+        "axes.labelcolor": INK,
+        "axes.edgecolor": INK,
+        "xtick.color": INK,
+        "ytick.color": INK,
+        "axes.titlesize": 9,
+        "axes.titlelocation": "left",
+        "path.simplify": True,
+    }
+    with plt.rc_context(style):
+        fig, axes = plt.subplots(1, len(metrics), figsize=(min(3.4 * len(metrics), 7.6), 2.5), squeeze=False)
+        for ax, metric in zip(axes[0], metrics):
+            for label, n in spec["runs"].items():
+                by_seed = _series_by_seed(rec, n, metric)
+                if not by_seed:
+                    continue
+                colour = COLOURS[label]
+                if len(by_seed) > 1:
+                    steps = sorted(set.intersection(*(set(x for x, _ in s) for s in by_seed.values())))
+                    lows, highs = [], []
+                    for step in steps:
+                        vals = [v for s in by_seed.values() for x, v in s if x == step and math.isfinite(v)]
+                        lows.append(min(vals) if vals else math.nan)
+                        highs.append(max(vals) if vals else math.nan)
+                    ax.fill_between(steps, lows, highs, color=colour, alpha=0.18, linewidth=0)
+                main = by_seed.get("0") or next(iter(by_seed.values()))
+                xs, ys = [x for x, _ in main], [v for _, v in main]
+                ax.plot(
+                    xs,
+                    ys,
+                    color=colour,
+                    linewidth=1.6,
+                    label=words[label],
+                    marker="o" if len(xs) < 12 else None,
+                    markersize=3,
+                )
+            ax.set_title(metric)
+            ax.set_xlabel(words["step"])
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
+            ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
+            ax.grid(True, axis="y", color=INK, alpha=0.12, linewidth=0.6)
+        axes[0][0].legend(frameon=False, fontsize=8)
+        fig.tight_layout(pad=0.4)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
+        plt.close(fig)
+    svg = buf.getvalue()
+    svg = svg[svg.index("<svg") :]  # no XML declaration or DOCTYPE inside HTML
+    svg = svg.replace(INK, "currentColor")
+    svg = re.sub(r"font-family: [^;\"]*", "font-family: inherit", svg)  # the page's font
+    svg = re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', r'<svg \1class="hb-chart__svg"', svg, count=1)
+    svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
+    svg = re.sub(r"\n\s*\n", "\n", svg)  # a blank line would end the raw HTML block in Markdown
+    svg = re.sub(r"\n\s+", "\n", svg)
+    return svg.strip()
+
+
+def figure(meta: dict, lang: str) -> str:
+    """The ``<figure>`` for the page with front matter ``meta``, in ``lang`` (raises ValueError on a bad record)."""
+    spec = meta["chart"]
+    rec = runs.load(meta)
+    if rec is None:
+        raise ValueError(f"no run record for {meta.get('id')}: run python -m handbook record")
+    words = WORDS[lang]
+    key = hashlib.sha256(
+        json.dumps([rec, {k: v for k, v in spec.items() if k != "caption"}, lang], sort_keys=True).encode()
+        + pathlib_text(__file__)
+    ).hexdigest()[:20]
+    cached = CACHE / f"{key}.svg"
+    if cached.is_file():
+        svg = cached.read_text(encoding="utf-8")
+    else:
+        svg = _svg(rec, spec, lang)
+        CACHE.mkdir(parents=True, exist_ok=True)
+        cached.write_text(svg, encoding="utf-8")
+    metrics = ", ".join(f"<code>{html.escape(m)}</code>" for m in spec["metrics"])
+    labels = words["and"].join(words[label] for label in spec["runs"])
+    alt = words["alt"].format(metrics=", ".join(spec["metrics"]), labels=labels)
+    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(alt)}" ', 1)
+    run_text = "; ".join(words["run"].format(label=words[label], n=n) for label, n in spec["runs"].items())
+    caption = words["caption"].format(
+        metrics=metrics, trl=html.escape(rec.get("trl", "?")), runs=run_text, seeds=", ".join(rec["seeds"])
+    )
+    if spec.get("caption"):
+        caption += " " + html.escape(spec["caption"])
+    return f'<figure class="hb-chart">\n{svg}\n<figcaption>{caption}</figcaption>\n</figure>'
+
+
+def pathlib_text(path: str) -> bytes:
+    from pathlib import Path
+
+    return Path(path).read_bytes()
+
+
+def quote(meta: dict, label: str, metric: str, how: str) -> str:
+    """The number ``{{ label.metric.how }}`` of seed 0 of the page's record, as the page shows it."""
+    rec = runs.load(meta)
+    n = (meta.get("chart") or {}).get("runs", {}).get(label)
+    values = [v for _, v in runs.series(rec, n, metric)] if rec and n else []
+    if not values:
+        raise ValueError(f"{{{{ {label}.{metric}.{how} }}}}: no such run or metric in the run record")
+    return runs.fmt(runs.aggregate(values, how))

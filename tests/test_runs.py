@@ -1,0 +1,104 @@
+"""The run record (compat/runs/) behind the run charts and the numbers pages quote.
+
+A record is what the trainers of a page's check logged on the pinned TRL and the tiny model
+(``python -m handbook record``). These tests fail when a page's code changed after its record was taken, so a
+chart or a quoted number can never show something the current code does not produce.
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+import re
+from importlib.metadata import version
+
+import pytest
+
+from handbook import charts, pages, runs
+
+ROOT = pages.ROOT
+CHARTS_FLOOR = 1
+"""Pages per language that carry a run chart (the goal is every training page: at least 40)."""
+
+PITFALLS = [p for p in pages.all_pages() if p.kind == "pitfall" and p.lang == "en" and not p.errors]
+RECORDS = sorted(runs.RUNS_DIR.rglob("*.json"))
+
+
+def _id(p) -> str:
+    return p.meta["chapter"] + "/" + p.meta["id"]
+
+
+@pytest.mark.parametrize("record", RECORDS, ids=lambda r: str(r.relative_to(runs.RUNS_DIR)))
+def test_record_is_fresh(record):
+    rec = json.loads(record.read_text(encoding="utf-8"))
+    page = ROOT / rec["page"]
+    assert page.exists(), f"{record.relative_to(ROOT)}: its page {rec['page']} no longer exists: delete the record"
+    fix = f"python -m handbook record {rec['page']}"
+    assert rec["hash"] == runs.page_hash(page), f"{rec['page']}: the page's code changed after its run record: {fix}"
+    assert rec["trl"] == version("trl"), f"{rec['page']}: recorded on TRL {rec['trl']}, pinned {version('trl')}: {fix}"
+    assert rec["model"] == "tiny", f"{record.relative_to(ROOT)}: records come from the tiny test model"
+    assert rec["seeds"].get("0"), f"{record.relative_to(ROOT)}: no runs of seed 0"
+
+
+@pytest.mark.parametrize("page", [p for p in PITFALLS if p.meta.get("chart")], ids=_id)
+def test_chart_renders(page):
+    for lang in ("en", "zh"):
+        meta = page.meta if lang == "en" else pages.load(pages.twin_of(page.path)).meta
+        fig = charts.figure(meta, lang)
+        size = len(fig.encode("utf-8"))
+        assert size <= charts.MAX_BYTES, f"{page.rel}: the {lang} chart is {size} bytes (limit {charts.MAX_BYTES})"
+        assert "<script" not in fig and not re.search(r'href="(?!#)', fig), f"{page.rel}: only in-page references"
+        assert 'role="img" aria-label="' in fig, f"{page.rel}: the chart has no text alternative"
+        assert "<figcaption>" in fig and "\n\n" not in fig, f"{page.rel}: a caption, and no blank line in raw HTML"
+        # step axes are integers: every x tick label is a whole number
+        ticks = re.findall(r'<g id="xtick_\d+">.*?<text[^>]*>(.*?)</text>', fig, re.S)
+        assert ticks, f"{page.rel}: no step ticks found in the {lang} chart"
+        assert all(re.fullmatch(r"\d+", t) for t in ticks), f"{page.rel}: step ticks {ticks} are not whole steps"
+
+
+def test_quoted_numbers_come_from_the_record():
+    """Every ``{{ fix.metric.max }}`` resolves against the record, in both twins."""
+    seen = 0
+    for page in PITFALLS:
+        for p in (page, pages.load(pages.twin_of(page.path))):
+            for label, metric, how in pages.RUN_NUMBER.findall(p.body):
+                value = charts.quote(p.meta, label, metric, how)
+                assert re.fullmatch(r"-?[\d.]+(e-?\d+)?|nan|inf|-inf", value), f"{p.rel}: {metric} -> {value!r}"
+                seen += 1
+    assert seen >= 1, "no page quotes a number from its run record"
+
+
+def test_charted_pages():
+    charted = [p for p in PITFALLS if p.meta.get("chart")]
+    print(f"\nrun charts: {len(charted)} pages per language")
+    assert len(charted) >= CHARTS_FLOOR, f"only {len(charted)} pages carry a run chart"
+
+
+def test_quote_and_format():
+    assert runs.fmt(0.00012345) == "0.000123"
+    assert runs.fmt(1.3249) == "1.32"
+    assert runs.fmt(12345.6) == "12346"
+    assert runs.fmt(3.2e-7) == "3.2e-07"
+    assert runs.fmt(float("nan")) == "nan"
+    assert runs.aggregate([1.0, float("nan"), 3.0], "max") == 3.0
+    with pytest.raises(ValueError):
+        runs.aggregate([1.0], "median")
+
+
+def test_check_names_a_missing_metric(tmp_path, monkeypatch):
+    """A chart naming a metric the run did not log is a validator error that says which keys exist."""
+    page = next(p for p in PITFALLS if p.meta.get("chart"))
+    bad = pages.load(page.path)
+    bad.meta = {**bad.meta, "chart": {**bad.meta["chart"], "metrics": ["no_such_metric"]}}
+    errors = pages.check_run_refs(bad)
+    assert errors and "no_such_metric" in errors[0] and "logged keys" in errors[0]
+    bad.meta = {**bad.meta, "id": "no-such-page"}
+    errors = pages.check_run_refs(bad)
+    assert errors and "python -m handbook record" in errors[0]
+
+
+def test_records_are_small():
+    total = sum(r.stat().st_size for r in RECORDS)
+    assert total < 5_000_000, f"compat/runs/ holds {total} bytes: keep records to what charts and rules need"
+    for r in RECORDS:
+        assert pathlib.Path(r).stat().st_size < 200_000, f"{r.relative_to(ROOT)} is larger than 200 kB"
