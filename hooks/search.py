@@ -44,6 +44,11 @@ _MARK = "c=new Uint8Array(t.length);for(let s=0;s<t.length;s++)for(let o=s+2;"
 # (rewards/margins, grad_norm) on '/', '_', '=' ...: split the query the same way before it is parsed. Where
 # the index stems English words, stem the query's words too: Material turns terms into prefix queries, which
 # skip lunr's pipeline, so "margins*" would never meet the indexed stem "margin".
+ZH_STOP = (
+    "请问 为什么 怎么办 怎么 如何 是否 可以 能否 有没有 有人 遇到 出现了 出现 的问题 问题 情况 这种 这个 那个 "
+    "一下 一些 时候 之后 以后 的 了 吗 呢 啊 吧"
+).split()
+"""Chinese words of a question that say nothing about the problem (longest first where one contains another)."""
 _QUERY = r'search(e){if(e=e.replace(new RegExp("\\p{sc=Han}+","gu")'
 _QUERY_FIXED = (
     r'search(e){if(e=e.replace(/[\/_=:()\[\]`,!?"\'，。？！、：；（）“”‘’]+/g," ")'
@@ -51,6 +56,10 @@ _QUERY_FIXED = (
     r'.replace(/(\p{sc=Han})(?=[^\p{sc=Han}\s])|([^\p{sc=Han}\s])(?=\p{sc=Han})/gu,"$1$2 ")'
     # CamelCase splits as the index does: "PPOTrainer" -> "PPO Trainer"
     r'.replace(/([a-z0-9])(?=[A-Z])|([A-Z])(?=[A-Z][a-z])/g,"$1$2 "),'
+    # words that say nothing about the problem ("why", "the"; 请问, 为什么) would still match as prefixes
+    r"(e=e.split(/\s+/).filter(w=>!/^[A-Za-z]+$/.test(w)"
+    r'||lunr.stopWordFilter(new lunr.Token(w.toLowerCase()))).join(" ")),'
+    r"(e=e.replace(/" + "|".join(ZH_STOP) + r'/g," ")),'
     r"this.index.pipeline._stack.indexOf(lunr.stemmer)>=0&&"
     r"(e=e.replace(/[A-Za-z]+/g,w=>lunr.stemmer(new lunr.Token(w.toLowerCase())).toString())),"
     r'e=e.replace(new RegExp("\\p{sc=Han}+","gu")'
@@ -68,6 +77,17 @@ def _symptoms(location: str, lang: str) -> str:
     if not location or not path.exists():
         return ""
     return " ".join(str(s) for s in hp.load(path).meta.get("symptoms", []) or [])
+
+
+def _segment(text: str) -> str:
+    """Chinese runs cut into words with zero-width spaces, exactly as Material's search plugin does for titles
+    and body text (jieba), so a symptom's words match the words of a Chinese query."""
+    import jieba
+
+    def cut(m: re.Match) -> str:
+        return "\u200b" + "\u200b".join(jieba.cut(m.group(0))) + "\u200b"
+
+    return re.sub(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", cut, text).strip("\u200b")
 
 
 def split_index(site_dir: pathlib.Path) -> dict[str, int]:
@@ -88,6 +108,10 @@ def split_index(site_dir: pathlib.Path) -> dict[str, int]:
             else:
                 entry["boost"] = PAGE_BOOST
                 entry["symptoms"] = _symptoms(loc, lang)
+                if lang == "zh":
+                    entry["symptoms"] = _segment(entry["symptoms"])
+                    if entry.get("tags"):
+                        entry["tags"] = [_segment(t) for t in entry["tags"]]
             docs.append(entry)
         config = {**data["config"], "lang": [lang], "pipeline": PIPELINES[lang], "fields": FIELDS}
         target.parent.mkdir(parents=True, exist_ok=True)
