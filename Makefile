@@ -19,12 +19,12 @@ $(DOCS_VENV)/.installed: requirements/docs.txt requirements/test.txt
 	$(DOCS_VENV)/bin/pip install -q -r requirements/docs.txt -c requirements/test.txt
 	touch $@
 
-$(TEST_VENV)/.installed: requirements/test.txt pyproject.toml
+$(TEST_VENV)/.installed: requirements/test.txt pyproject.toml doctor/pyproject.toml
 	$(PYTHON) -m venv $(TEST_VENV)
 	$(TEST_VENV)/bin/pip install -q --upgrade pip
 	# torch first, pinned: a bare or ranged torch would pull a multi-GB CUDA build (see README for GPU machines)
 	$(TEST_VENV)/bin/pip install -q $$(grep '^torch==' requirements/test.txt)
-	$(TEST_VENV)/bin/pip install -q -r requirements/test.txt -e .
+	$(TEST_VENV)/bin/pip install -q -r requirements/test.txt -e . -e ./doctor
 	touch $@
 
 serve: $(DOCS_VENV)/.installed

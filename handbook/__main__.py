@@ -5,6 +5,7 @@
 - ``python -m handbook code <page.md>``: print the code the page shows, as a reader would paste it.
 - ``python -m handbook run <page.md> [--seed N]``: paste-run the page's code (as the test suite does).
 - ``python -m handbook record [PAGE ...]``: the run records charts and quoted numbers come from.
+- ``python -m handbook doctor-rules``: the log doctor's rules.json, from the pages' ``doctor:`` front matter.
 - ``python -m handbook matrix [--trl X.Y.Z]``: the TRL version matrix (``make matrix``).
 - ``python -m handbook mutate 'GRPOConfig.beta=0.04'``: the mutation check: which pages fail when one TRL
   default changes.
@@ -107,7 +108,12 @@ def main(argv: list[str] | None = None) -> int:
     p_rec = sub.add_parser("record", help="run pages on the pinned TRL; write their run records (compat/runs/)")
     p_rec.add_argument("page", nargs="*", help="pages (docs/<chapter>/<slug>.md); default: every pitfall page")
     p_rec.add_argument("--workers", type=int, default=2)
+    sub.add_parser("doctor-rules", help="write the log doctor's rules.json from the pages' doctor: front matter")
     args = parser.parse_args(argv)
+    if args.cmd == "doctor-rules":
+        from handbook import doctor
+
+        return doctor.write_rules()
     if args.cmd == "record":
         from handbook import runs
 

@@ -141,6 +141,19 @@ class FrontMatter(BaseModel):
     """Set when the snippet's assertions hold only on the tiny test model: says why, in the page's language."""
     chart: ChartSpec | None = None
     """The run chart the page shows (from its run record, ``compat/runs/``); see handbook/runs.py."""
+    doctor: dict | None = None
+    """The log doctor's rule for this page: conditions over logged metrics (doctor/rlhf_doctor/rules.py)."""
+
+    @field_validator("doctor")
+    @classmethod
+    def _doctor(cls, v: dict | None) -> dict | None:
+        if v is not None:
+            from handbook.doctor import R
+
+            problems = R.validate_rule(v)
+            if problems:
+                raise ValueError("; ".join(problems))
+        return v
 
     @field_validator("id")
     @classmethod
@@ -592,6 +605,7 @@ def check_parity(en: Page, zh: Page) -> list[str]:
         "advice_trl",
         "verdict",
         "order",
+        "doctor",
     ):
         if en.meta.get(key) != zh.meta.get(key):
             errs.append(f"{zh.rel}: field '{key}': {zh.meta.get(key)!r} differs from {en.rel}'s {en.meta.get(key)!r}")

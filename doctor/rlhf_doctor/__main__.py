@@ -1,0 +1,5 @@
+import sys
+
+from rlhf_doctor.cli import main
+
+sys.exit(main())

@@ -1,0 +1,216 @@
+"""``rlhf-doctor LOG``: name the RLHF Pitfalls Handbook pages whose symptom shows in a training log.
+
+LOG is one of:
+
+- a ``trainer_state.json`` (its ``log_history``; every Trainer checkpoint folder holds one),
+- a JSONL file of logged dicts, one per line, or the console output of a run, in which the Trainer prints each
+  log as a Python dict (``{'loss': 0.6931, 'grad_norm': nan, ...}``); other lines are ignored,
+- a CSV export (e.g. from Weights & Biases or TensorBoard): a header of metric names, a row per step; a
+  ``train/`` prefix is dropped and ``step``, ``global_step``, ``train/global_step`` or ``_step`` gives the step.
+
+Exit status: 0 when no page matches, 1 when at least one does, 2 when the log cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import csv
+import io
+import json
+import pathlib
+import re
+import sys
+
+from rlhf_doctor import rules as R
+
+STEP_KEYS = ("step", "global_step", "train/global_step", "_step", "Step")
+DICT_LINE = re.compile(r"\{\s*'[^']+'\s*:.*\}")
+TEXT = {
+    "en": {
+        "none": "No handbook page matches this log ({rows} logged rows, {keys} metrics).",
+        "some": "{n} handbook page(s) match this log ({rows} logged rows, {keys} metrics), most specific first:",
+        "steps": "steps",
+        "step": "step",
+        "at": "at",
+    },
+    "zh": {
+        "none": "没有手册页面与这份日志匹配（{rows} 条记录，{keys} 个指标）。",
+        "some": "{n} 个手册页面与这份日志匹配（{rows} 条记录，{keys} 个指标），最具体的排在前面：",
+        "steps": "步",
+        "step": "步",
+        "at": "出现在",
+    },
+}
+
+
+class LogError(ValueError):
+    """The file is not a training log this tool can read (the message says why)."""
+
+
+def _rows_from_dicts(items, source: str) -> list[dict]:
+    rows = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise LogError(f"{source}: entry {i + 1} is not a dict of logged values")
+        row = {k: v for k, v in item.items() if isinstance(k, str)}
+        for key in STEP_KEYS:
+            if key in row and R._value(row[key]) is not None:
+                row["step"] = int(R._value(row[key]))
+                break
+        else:
+            row["step"] = i + 1
+        rows.append(row)
+    return rows
+
+
+def _dict_line(text: str):
+    text = re.sub(r"(?<![\w'])(-?)(nan|inf)(?![\w'])", lambda m: f"'{m.group(1)}{m.group(2)}'", text)
+    return ast.literal_eval(text)
+
+
+def read_log(path: pathlib.Path) -> list[dict]:
+    """The logged rows of a trainer_state.json, JSONL/console log or CSV file (raises LogError)."""
+    try:
+        raw = path.read_bytes()
+    except OSError as e:
+        raise LogError(f"{path}: cannot be read ({e.strerror or e})") from e
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise LogError(f"{path}: not a text file (a training log is JSON, JSONL, console text or CSV)") from e
+    stripped = text.lstrip()
+    if not stripped:
+        raise LogError(f"{path}: the file is empty")
+    if stripped.startswith("{") and not stripped.startswith("{'"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None  # maybe JSONL
+        if isinstance(data, dict):
+            if "log_history" not in data:
+                if data and all(R._value(v) is not None for v in data.values()):
+                    return _rows_from_dicts([data], str(path))  # a JSONL file of one logged dict
+                raise LogError(f"{path}: a JSON object without 'log_history' (expected a trainer_state.json)")
+            if not isinstance(data["log_history"], list):
+                raise LogError(f"{path}: 'log_history' is not a list")
+            return _rows_from_dicts(data["log_history"], str(path))
+    if stripped.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise LogError(f"{path}: invalid JSON ({e.msg} at line {e.lineno})") from e
+        return _rows_from_dicts(data, str(path))
+    lines = text.splitlines()
+    items = []
+    for line in lines:
+        s = line.strip()
+        if not s:
+            continue
+        if s.startswith("{"):
+            try:
+                items.append(json.loads(s))
+                continue
+            except json.JSONDecodeError:
+                pass
+        m = DICT_LINE.search(s)
+        if m:
+            try:
+                items.append(_dict_line(m.group(0)))
+            except (ValueError, SyntaxError):
+                continue
+    if items:
+        return _rows_from_dicts(items, str(path))
+    # CSV: a header of names, numeric rows
+    try:
+        dialect = csv.Sniffer().sniff(lines[0]) if "," not in lines[0] else csv.excel
+        reader = csv.DictReader(io.StringIO(text), dialect=dialect)
+        header = reader.fieldnames or []
+    except csv.Error:
+        header = []
+    if len(header) >= 2:
+        rows = []
+        for rec in reader:
+            row = {}
+            for k, v in rec.items():
+                if k is None or v in (None, ""):
+                    continue
+                value = R._value(v)
+                if value is not None:
+                    row[k.removeprefix("train/")] = value
+            if row:
+                rows.append(row)
+        if rows:
+            return _rows_from_dicts(rows, str(path))
+    raise LogError(
+        f"{path}: no logged values found: expected a trainer_state.json, JSONL of logged dicts, console output "
+        "with the Trainer's {'loss': ...} lines, or a CSV with a header of metric names"
+    )
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.4g}" if v == v and abs(v) != float("inf") else str(v)
+
+
+def report(findings, log: list[dict], lang: str = "en") -> str:
+    t = TEXT[lang]
+    n_keys = len(R.keys(log) - {"step"})
+    if not findings:
+        return t["none"].format(rows=len(log), keys=n_keys)
+    out = [t["some"].format(n=len(findings), rows=len(log), keys=n_keys), ""]
+    for i, f in enumerate(findings, 1):
+        out.append(f"{i}. {f.page['title'][lang]}")
+        out.append(f"   {f.page['url'][lang]}")
+        for ev in f.evidence:
+            pts = ev.points
+            if pts:
+                shown = ", ".join(f"{_fmt(v)}" for _, v in pts[:6]) + (", …" if len(pts) > 6 else "")
+                span = f"{t['step']} {pts[0][0]}" if len(pts) == 1 else f"{t['steps']} {pts[0][0]}–{pts[-1][0]}"
+                out.append(f"   - {ev.text}: {span}: {shown}")
+            else:
+                out.append(f"   - {ev.text}")
+        out.append("")
+    return "\n".join(out).rstrip()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="rlhf-doctor", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("log", type=pathlib.Path, help="trainer_state.json, JSONL/console log, or CSV")
+    parser.add_argument("--lang", choices=("en", "zh"), default="en", help="language of the report")
+    parser.add_argument("--json", action="store_true", help="print the findings as JSON")
+    parser.add_argument("--rules", type=pathlib.Path, help="a rules.json other than the bundled one")
+    args = parser.parse_args(argv)
+    try:
+        log = read_log(args.log)
+        rules = R.load_rules(args.rules)
+    except LogError as e:
+        print(f"rlhf-doctor: {e}", file=sys.stderr)
+        return 2
+    except (OSError, json.JSONDecodeError, KeyError) as e:
+        print(f"rlhf-doctor: cannot read the rules: {e}", file=sys.stderr)
+        return 2
+    findings = R.diagnose(log, rules, args.lang)
+    if args.json:
+        print(
+            json.dumps(
+                [
+                    {
+                        "page": f.page["id"],
+                        "url": f.page["url"][args.lang],
+                        "evidence": [{"metric": e.metric, "condition": e.text, "points": e.points} for e in f.evidence],
+                    }
+                    for f in findings
+                ],
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+    else:
+        print(report(findings, log, args.lang))
+    return 1 if findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,243 @@
+"""The rules and how they read a log: standard library only.
+
+A log is a list of rows (dicts of logged values, each with a ``step``), as in ``trainer_state.json``'s
+``log_history``. A rule belongs to a handbook page and holds conditions over logged metrics; it matches when
+all of them (``match: all``) or one of them (``match: any``) hold. Each condition names a ``metric`` (a key as
+logged; ``*`` matches any characters, e.g. ``rewards/*/std``) and a pattern ``is``:
+
+=========  =====================================================================================================
+above      ``for`` consecutive logged values above ``value``
+below      ``for`` consecutive logged values below ``value``
+equals     ``for`` consecutive logged values within ``tol`` (relative, default 1e-3) of ``value``
+constant   ``for`` consecutive logged values that do not change (within ``tol``, absolute, default 1e-9)
+rising     the mean of the last third of the values exceeds the first third's by ``value`` (relative, default
+           0.5 = +50 %), over at least ``for`` values
+falling    the mean of the last third is below the first third's by ``value`` (relative, default 0.5)
+spike      a value ``value`` times (default 10) the median of the values before it (at least 3 before it)
+nan        a NaN or infinite value
+missing    the key is never logged (while the log has rows)
+present    the key is logged at least once
+=========  =====================================================================================================
+"""
+
+from __future__ import annotations
+
+import bisect
+import fnmatch
+import json
+import math
+import pathlib
+from dataclasses import dataclass, field
+
+PATTERNS = ("above", "below", "equals", "constant", "rising", "falling", "spike", "nan", "missing", "present")
+NEEDS_VALUE = ("above", "below", "equals")
+DEFAULT_FOR = {"above": 1, "below": 1, "equals": 1, "constant": 3, "rising": 3, "falling": 3}
+RULES_FILE = pathlib.Path(__file__).with_name("rules.json")
+
+WORDS = {
+    "en": {
+        "above": "{metric} above {value} for {n} logged step(s)",
+        "below": "{metric} below {value} for {n} logged step(s)",
+        "equals": "{metric} equal to {value} for {n} logged step(s)",
+        "constant": "{metric} unchanged for {n} logged steps",
+        "rising": "{metric} rising (last third of the run {pct} above the first third)",
+        "falling": "{metric} falling (last third of the run {pct} below the first third)",
+        "spike": "{metric} jumps to {value}x the median of the steps before",
+        "nan": "{metric} is NaN or infinite",
+        "missing": "{metric} is never logged",
+        "present": "{metric} is logged",
+    },
+    "zh": {
+        "above": "{metric} 连续 {n} 个记录步高于 {value}",
+        "below": "{metric} 连续 {n} 个记录步低于 {value}",
+        "equals": "{metric} 连续 {n} 个记录步等于 {value}",
+        "constant": "{metric} 连续 {n} 个记录步保持不变",
+        "rising": "{metric} 持续上升（后三分之一比前三分之一高 {pct}）",
+        "falling": "{metric} 持续下降（后三分之一比前三分之一低 {pct}）",
+        "spike": "{metric} 突然跳到此前各步中位数的 {value} 倍",
+        "nan": "{metric} 出现 NaN 或无穷大",
+        "missing": "日志里从未记录 {metric}",
+        "present": "日志记录了 {metric}",
+    },
+}
+
+
+@dataclass
+class Evidence:
+    metric: str
+    text: str  # the condition, in words
+    points: list[tuple[int, float]] = field(default_factory=list)  # (step, value) that matched
+
+
+@dataclass
+class Finding:
+    page: dict  # the rule's page entry of rules.json
+    evidence: list[Evidence]
+
+    @property
+    def first_step(self) -> int:
+        steps = [s for e in self.evidence for s, _ in e.points]
+        return min(steps) if steps else 0
+
+
+def load_rules(path: pathlib.Path | None = None) -> list[dict]:
+    return json.loads((path or RULES_FILE).read_text(encoding="utf-8"))["pages"]
+
+
+def _value(v) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str):
+        try:
+            return float(v)  # "nan", "inf" and numbers written as text (CSV)
+        except ValueError:
+            return None
+    return None
+
+
+def series(log: list[dict], key: str) -> list[tuple[int, float]]:
+    out = []
+    for i, row in enumerate(log):
+        if key in row and (v := _value(row[key])) is not None:
+            out.append((int(row.get("step", i + 1)), v))
+    return out
+
+
+def keys(log: list[dict]) -> set[str]:
+    return {k for row in log for k in row}
+
+
+def _runs(points, ok, n):
+    """The first stretch of at least n consecutive points satisfying ok (the whole stretch)."""
+    start = None
+    for i, (_, v) in enumerate(points + [(0, math.nan)]):
+        if i < len(points) and ok(v):
+            start = i if start is None else start
+        else:
+            if start is not None and i - start >= n:
+                return points[start:i]
+            start = None
+    return None
+
+
+def _condition(cond: dict, log: list[dict], all_keys: set[str]) -> list[tuple[str, list]] | None:
+    """The (metric, points) evidence if the condition holds for some matching key, else None."""
+    pattern = cond["is"]
+    matching = sorted(k for k in all_keys if fnmatch.fnmatchcase(k, cond["metric"]))
+    if pattern == "missing":
+        return [(cond["metric"], [])] if not matching and log else None
+    if pattern == "present":
+        return [(matching[0], series(log, matching[0])[:1])] if matching else None
+    n = int(cond.get("for", DEFAULT_FOR.get(pattern, 1)))
+    value = cond.get("value")
+    for key in matching:
+        pts = series(log, key)
+        finite = [p for p in pts if math.isfinite(p[1])]
+        hit = None
+        if pattern == "nan":
+            hit = [p for p in pts if not math.isfinite(p[1])] or None
+        elif pattern == "above":
+            hit = _runs(pts, lambda v: math.isfinite(v) and v > value, n)
+        elif pattern == "below":
+            hit = _runs(pts, lambda v: math.isfinite(v) and v < value, n)
+        elif pattern == "equals":
+            limit = cond.get("tol", 1e-3) * max(abs(value), 1e-12)
+            hit = _runs(pts, lambda v, limit=limit: math.isfinite(v) and abs(v - value) <= limit, n)
+        elif pattern == "constant":
+            tol = cond.get("tol", 1e-9)
+            i = 0
+            while i < len(finite) and hit is None:
+                j = i
+                while j + 1 < len(finite) and abs(finite[j + 1][1] - finite[i][1]) <= tol:
+                    j += 1
+                if j - i + 1 >= n:
+                    hit = finite[i : j + 1]
+                i = j + 1
+        elif pattern in ("rising", "falling") and len(finite) >= max(n, 3):
+            third = max(len(finite) // 3, 1)
+            first = sum(v for _, v in finite[:third]) / third
+            last = sum(v for _, v in finite[-third:]) / third
+            rel = value if value is not None else 0.5
+            scale = max(abs(first), 1e-12)
+            if (pattern == "rising" and last - first > rel * scale) or (
+                pattern == "falling" and first - last > rel * scale
+            ):
+                hit = [finite[0], finite[-1]]  # from where to where
+        elif pattern == "spike":
+            factor = value if value is not None else 10.0
+            before = sorted(v for _, v in finite[:3])
+            for i in range(3, len(finite)):
+                median = before[len(before) // 2]
+                if median > 0 and finite[i][1] > factor * median:
+                    hit = [finite[i]]
+                    break
+                bisect.insort(before, finite[i][1])
+        if hit:
+            return [(key, hit)]
+    return None
+
+
+def describe(cond: dict, lang: str, metric: str | None = None) -> str:
+    pattern = cond["is"]
+    value = cond.get("value")
+    pct = f"{(value if value is not None else 0.5):.0%}" if pattern in ("rising", "falling") else ""
+    if pattern == "spike" and value is None:
+        value = 10
+    return WORDS[lang][pattern].format(
+        metric=metric or cond["metric"], value=value, n=cond.get("for", DEFAULT_FOR.get(pattern, 1)), pct=pct
+    )
+
+
+def diagnose(log: list[dict], rules: list[dict] | None = None, lang: str = "en") -> list[Finding]:
+    """The pages whose rule matches ``log``, most specific first (more conditions, then earliest evidence)."""
+    rules = load_rules() if rules is None else rules
+    all_keys = keys(log)
+    findings = []
+    for page in rules:
+        rule = page["rule"]
+        results = [(c, _condition(c, log, all_keys)) for c in rule["when"]]
+        held = [(c, r) for c, r in results if r]
+        if not held or (rule.get("match", "all") == "all" and len(held) != len(results)):
+            continue
+        evidence = [Evidence(metric, describe(c, lang, metric), points) for c, r in held for metric, points in r]
+        findings.append(Finding(page, evidence))
+    findings.sort(key=lambda f: (-len(f.evidence), f.first_step, f.page["id"]))
+    return findings
+
+
+def validate_rule(rule: dict) -> list[str]:
+    """Problems with a rule (a page's ``doctor:`` front matter), as 'field: message' strings."""
+    errors = []
+    if not isinstance(rule, dict):
+        return ["doctor: must be a mapping with 'when' (and optional 'match')"]
+    unknown = set(rule) - {"when", "match"}
+    if unknown:
+        errors.append(f"doctor: unknown key(s) {sorted(unknown)}; allowed: when, match")
+    if rule.get("match", "all") not in ("all", "any"):
+        errors.append(f"doctor.match: {rule.get('match')!r} must be 'all' or 'any'")
+    when = rule.get("when")
+    if not isinstance(when, list) or not when:
+        return errors + ["doctor.when: a non-empty list of conditions"]
+    for i, cond in enumerate(when):
+        where = f"doctor.when[{i}]"
+        if not isinstance(cond, dict):
+            errors.append(f"{where}: must be a mapping like {{metric: loss, is: above, value: 1.0}}")
+            continue
+        extra = set(cond) - {"metric", "is", "value", "for", "tol"}
+        if extra:
+            errors.append(f"{where}: unknown key(s) {sorted(extra)}; allowed: metric, is, value, for, tol")
+        if not isinstance(cond.get("metric"), str) or not cond.get("metric", "").strip():
+            errors.append(f"{where}.metric: the logged key (e.g. 'kl', 'rewards/margins', 'rewards/*/std')")
+        if cond.get("is") not in PATTERNS:
+            errors.append(f"{where}.is: {cond.get('is')!r}; one of {list(PATTERNS)}")
+        elif cond["is"] in NEEDS_VALUE and _value(cond.get("value")) is None:
+            errors.append(f"{where}.value: a number is required for is: {cond['is']}")
+        if "value" in cond and (isinstance(cond["value"], bool) or not isinstance(cond["value"], (int, float))):
+            errors.append(f"{where}.value: {cond['value']!r} is not a number")
+        if "for" in cond and (type(cond["for"]) is not int or cond["for"] < 1):
+            errors.append(f"{where}.for: {cond['for']!r} must be a whole number of logged steps >= 1")
+        if "tol" in cond and (isinstance(cond["tol"], bool) or not isinstance(cond["tol"], (int, float))):
+            errors.append(f"{where}.tol: {cond['tol']!r} is not a number")
+    return errors

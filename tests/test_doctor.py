@@ -1,0 +1,240 @@
+"""The log doctor: rules from the pages, checked on the run record; the CLI; the TrainerCallback."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import time
+
+import pytest
+
+from handbook import doctor, pages
+
+R = doctor.R
+MAX_FALSE_ALARMS = 0.10
+"""Share of (fix run, rule) checks allowed to fire (printed by test_fire_silent_matrix)."""
+
+RULE = {"when": [{"metric": "frac_reward_zero_std", "is": "above", "value": 0.99, "for": 2}]}
+PAGE = {"id": "p", "title": {"en": "Zero std", "zh": "零方差"}, "url": {"en": "https://x/p/", "zh": "https://x/zh/p/"}}
+
+
+def test_rules_json_is_in_sync():
+    committed = json.loads(doctor.RULES_JSON.read_text(encoding="utf-8"))
+    assert committed == doctor.export(), "doctor/rlhf_doctor/rules.json is stale: python -m handbook doctor-rules"
+
+
+def test_fire_silent_matrix(capsys):
+    """Each page's rule fires on its own recorded symptom runs and stays silent on its own fix runs; over all fix
+    runs of all pages, firings are false alarms; over all symptom runs, runs no rule names are misses."""
+    m = doctor.matrix()
+    rules = len(doctor.export()["pages"])
+    checks = max(m.fix_runs * max(rules, 1), 1)
+    with capsys.disabled():
+        print(
+            f"\nlog doctor: {rules} rules; own symptom runs fired {len(m.fired)}/{len(m.fired) + len(m.missed)}, "
+            f"own fix runs silent {len(m.silent)}/{len(m.silent) + len(m.own_false)}; "
+            f"false alarms {len(m.false_alarms)}/{checks} (fix runs x rules) over {m.fix_runs} fix runs; "
+            f"symptom runs no rule names {len(m.all_misses)}/{m.symptom_runs}"
+        )
+    assert not m.missed, "rules silent on their own page's symptom run:\n" + "\n".join(m.missed)
+    assert not m.own_false, "rules firing on their own page's fix run:\n" + "\n".join(m.own_false)
+    assert len(m.false_alarms) / checks <= MAX_FALSE_ALARMS, "\n".join(m.false_alarms)
+
+
+def test_every_rule_page_has_runs_to_check():
+    """A rule no recorded run can confirm is a guess: each rule's page has a chart with a symptom and a fix run."""
+    for entry in doctor.export()["pages"]:
+        page = pages.load(pages.DOCS / entry["chapter"] / f"{entry['id']}.md")
+        runs = (page.meta.get("chart") or {}).get("runs", {})
+        assert {"symptom", "fix"} <= set(runs), f"{page.rel}: field 'doctor' needs chart runs symptom and fix"
+
+
+@pytest.mark.parametrize(
+    "log,expect",
+    [
+        ([{"step": 1, "frac_reward_zero_std": 1.0}, {"step": 2, "frac_reward_zero_std": 1.0}], True),
+        ([{"step": 1, "frac_reward_zero_std": 1.0}, {"step": 2, "frac_reward_zero_std": 0.5}], False),
+        ([{"step": 1, "loss": 0.1}], False),
+    ],
+)
+def test_above_for_consecutive_steps(log, expect):
+    found = R.diagnose(log, [{**PAGE, "rule": RULE}])
+    assert bool(found) is expect
+    if expect:
+        assert found[0].evidence[0].points == [(1, 1.0), (2, 1.0)]
+
+
+def test_patterns():
+    def fires(cond, log):
+        return bool(R.diagnose(log, [{**PAGE, "rule": {"when": [cond]}}]))
+
+    rows = [{"step": i, "kl": 0.01 * i, "loss": 0.6931, "grad_norm": 1.0} for i in range(1, 10)]
+    assert fires({"metric": "kl", "is": "rising"}, rows)
+    assert not fires({"metric": "kl", "is": "falling"}, rows)
+    assert fires({"metric": "loss", "is": "equals", "value": 0.693147, "for": 5}, rows)
+    assert fires({"metric": "loss", "is": "constant", "for": 9}, rows)
+    assert not fires({"metric": "loss", "is": "constant", "for": 10}, rows)
+    assert fires({"metric": "entropy", "is": "missing"}, rows)
+    assert not fires({"metric": "kl", "is": "missing"}, rows)
+    assert fires({"metric": "grad_*", "is": "present"}, rows)
+    spiky = rows + [{"step": 10, "grad_norm": 50.0}]
+    assert fires({"metric": "grad_norm", "is": "spike"}, spiky)
+    assert not fires({"metric": "grad_norm", "is": "spike"}, rows)
+    nan = rows + [{"step": 10, "loss": "nan"}]
+    assert fires({"metric": "loss", "is": "nan"}, nan) and not fires({"metric": "loss", "is": "nan"}, rows)
+    both = {"when": [{"metric": "kl", "is": "rising"}, {"metric": "entropy", "is": "present"}]}
+    assert not R.diagnose(rows, [{**PAGE, "rule": both}])
+    assert R.diagnose(rows, [{**PAGE, "rule": {**both, "match": "any"}}])
+
+
+@pytest.mark.parametrize(
+    "rule,field",
+    [
+        ({"when": []}, "doctor.when"),
+        ({"when": [{"metric": "kl", "is": "exploding"}]}, "doctor.when[0].is"),
+        ({"when": [{"metric": "kl", "is": "above"}]}, "doctor.when[0].value"),
+        ({"when": [{"metric": "kl", "is": "above", "value": "high"}]}, "doctor.when[0].value"),
+        ({"when": [{"metric": "kl", "is": "rising", "for": 0}]}, "doctor.when[0].for"),
+        ({"when": [{"is": "nan"}]}, "doctor.when[0].metric"),
+        ({"when": [{"metric": "kl", "is": "nan", "steps": 3}]}, "doctor.when[0]"),
+        ({"when": [{"metric": "kl", "is": "nan"}], "match": "most"}, "doctor.match"),
+        ({"if": []}, "doctor"),
+    ],
+)
+def test_bad_rules_name_the_field(rule, field):
+    problems = R.validate_rule(rule)
+    assert problems and any(p.startswith(field) for p in problems), problems
+
+
+def test_front_matter_rule_is_validated(tmp_path):
+    page = next(p for p in pages.all_pages() if p.kind == "pitfall" and p.lang == "en")
+    bad = dict(page.meta, doctor={"when": [{"metric": "kl", "is": "exploding"}]})
+    with pytest.raises(Exception, match=r"doctor\.when\[0\]\.is"):
+        pages.FrontMatter.model_validate(bad)
+
+
+# -- the command-line tool ---------------------------------------------------------------------------------
+def _cli(*args, cwd=None):
+    return subprocess.run(
+        [sys.executable, "-m", "rlhf_doctor", *map(str, args)], capture_output=True, text=True, cwd=cwd, timeout=60
+    )
+
+
+@pytest.fixture
+def rules_file(tmp_path):
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps({"version": 1, "pages": [{**PAGE, "rule": RULE}]}), encoding="utf-8")
+    return path
+
+
+def test_cli_reads_trainer_state_jsonl_console_and_csv(tmp_path, rules_file):
+    rows = [{"step": s, "frac_reward_zero_std": 1.0, "loss": 0.0} for s in (1, 2, 3)]
+    state = tmp_path / "trainer_state.json"
+    state.write_text(json.dumps({"global_step": 3, "log_history": rows}), encoding="utf-8")
+    jsonl = tmp_path / "log.jsonl"
+    jsonl.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
+    console = tmp_path / "train.log"
+    console.write_text(
+        "Loading...\n"
+        + "\n".join(f"{{'loss': 0.0, 'grad_norm': nan, 'frac_reward_zero_std': 1.0, 'epoch': {s}}}" for s in (1, 2, 3))
+        + "\n100%|###| 3/3\n",
+        encoding="utf-8",
+    )
+    csv_file = tmp_path / "export.csv"
+    csv_file.write_text("train/global_step,train/frac_reward_zero_std,train/loss\n1,1.0,0\n2,1.0,0\n3,,0\n4,1,0\n")
+    for log in (state, jsonl, console, csv_file):
+        res = _cli(log, "--rules", rules_file)
+        assert res.returncode == 1, (log.name, res.stdout, res.stderr)
+        assert "Zero std" in res.stdout and "https://x/p/" in res.stdout and "frac_reward_zero_std" in res.stdout
+    zh = _cli(state, "--rules", rules_file, "--lang", "zh")
+    assert "零方差" in zh.stdout and "https://x/zh/p/" in zh.stdout and "连续" in zh.stdout
+    healthy = tmp_path / "ok.jsonl"
+    healthy.write_text(json.dumps({"step": 1, "frac_reward_zero_std": 0.2}), encoding="utf-8")
+    res = _cli(healthy, "--rules", rules_file)
+    assert res.returncode == 0 and "No handbook page matches" in res.stdout
+    as_json = json.loads(_cli(state, "--rules", rules_file, "--json").stdout)
+    assert as_json[0]["page"] == "p" and as_json[0]["evidence"][0]["points"][0] == [1, 1.0]
+
+
+@pytest.mark.parametrize(
+    "content,message",
+    [
+        (b"", "empty"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\xff\xfe", "not a text file"),
+        (b'{"model": "x"}', "without 'log_history'"),
+        (b'{"log_history": 3}', "not a list"),
+        (b"[1, 2, 3]", "not a dict"),
+        (b"hello\nworld\n", "no logged values found"),
+    ],
+)
+def test_cli_foreign_files(tmp_path, content, message):
+    path = tmp_path / "weird.txt"
+    path.write_bytes(content)
+    res = _cli(path)
+    assert res.returncode == 2 and message in res.stderr and str(path) in res.stderr, res.stderr
+
+
+def test_cli_missing_file(tmp_path):
+    res = _cli(tmp_path / "nope.json")
+    assert res.returncode == 2 and "cannot be read" in res.stderr
+
+
+def test_cli_needs_no_torch(tmp_path, rules_file):
+    """The doctor runs where torch cannot be imported (a laptop reading a log from the cluster)."""
+    blocker = tmp_path / "sitecustomize.py"
+    blocker.write_text(
+        "import sys\nclass B:\n    def find_spec(self, name, *a):\n"
+        "        if name.split('.')[0] in ('torch', 'transformers', 'trl', 'numpy'):\n"
+        "            raise ImportError('blocked: ' + name)\nsys.meta_path.insert(0, B())\n"
+    )
+    log = tmp_path / "log.jsonl"
+    log.write_text("\n".join(json.dumps({"step": s, "frac_reward_zero_std": 1.0}) for s in (1, 2)), encoding="utf-8")
+    env = {"PYTHONPATH": f"{tmp_path}:{pages.ROOT / 'doctor'}", "PATH": "/usr/bin:/bin"}
+    res = subprocess.run(
+        [sys.executable, "-m", "rlhf_doctor", str(log), "--rules", str(rules_file)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert res.returncode == 1, res.stderr
+
+
+def test_benchmark_10k_steps(capsys):
+    """Not a timed test: prints how long 10,000 logged steps take with every rule of the handbook."""
+    rules = doctor.export()["pages"] or [{**PAGE, "rule": RULE}]
+    log = [
+        {
+            "step": i,
+            "loss": math.sin(i) + 1,
+            "grad_norm": 1.0 + (i % 7) / 10,
+            "kl": 0.001 * i,
+            "reward": 0.5,
+            "frac_reward_zero_std": 0.25,
+            "entropy": 2.0 - i / 10_000,
+            "rewards/margins": 0.1,
+        }
+        for i in range(1, 10_001)
+    ]
+    started = time.perf_counter()
+    R.diagnose(log, rules)
+    seconds = time.perf_counter() - started
+    with capsys.disabled():
+        print(f"\nlog doctor: 10,000 logged steps x {len(rules)} rules diagnosed in {seconds:.3f} s")
+
+
+def test_callback_warns_once_per_page(caplog):
+    transformers = pytest.importorskip("transformers")
+    from rlhf_doctor.callback import DoctorCallback
+
+    cb = DoctorCallback(rules=[{**PAGE, "rule": RULE}])
+    state = transformers.TrainerState()
+    state.is_world_process_zero = True
+    with caplog.at_level("WARNING", logger="rlhf_doctor"):
+        for step in range(1, 6):
+            state.global_step = step
+            cb.on_log(None, state, None, logs={"frac_reward_zero_std": 1.0, "loss": 0.0})
+    warnings = [r for r in caplog.records if r.name == "rlhf_doctor"]
+    assert len(warnings) == 1 and "https://x/p/" in warnings[0].getMessage()
