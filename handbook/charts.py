@@ -106,7 +106,13 @@ def _svg(rec: dict, spec: dict, lang: str) -> str:
                 )
             ax.set_title(metric)
             ax.set_xlabel(words["step"])
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
+            steps = sorted({x for line in ax.get_lines() for x in line.get_xdata()})
+            if len(steps) <= 6:  # few steps: a tick on each (a locator would draw 0.96, 1.04 for one step)
+                ax.set_xticks(steps)
+                if len(steps) == 1:
+                    ax.set_xlim(steps[0] - 1, steps[0] + 1)
+            else:
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
             ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
             ax.grid(True, axis="y", color=INK, alpha=0.12, linewidth=0.6)
         axes[0][0].legend(frameon=False, fontsize=8)
@@ -162,11 +168,11 @@ def pathlib_text(path: str) -> bytes:
     return Path(path).read_bytes()
 
 
-def quote(meta: dict, label: str, metric: str, how: str) -> str:
-    """The number ``{{ label.metric.how }}`` of seed 0 of the page's record, as the page shows it."""
+def quote(meta: dict, label: str, metric: str, how: str, digits: str | None = None) -> str:
+    """The number ``{{ label.metric.how[:digits] }}`` of seed 0 of the page's record, as the page shows it."""
     rec = runs.load(meta)
     n = (meta.get("chart") or {}).get("runs", {}).get(label)
     values = [v for _, v in runs.series(rec, n, metric)] if rec and n else []
     if not values:
         raise ValueError(f"{{{{ {label}.{metric}.{how} }}}}: no such run or metric in the run record")
-    return runs.fmt(runs.aggregate(values, how))
+    return runs.fmt(runs.aggregate(values, how), int(digits or 3))

@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from handbook import pages, runs
 
 try:
+    from rlhf_doctor import cli  # noqa: F401  (hooks/page_meta.py renders its report)
     from rlhf_doctor import rules as R
 except ImportError:  # the docs environment does not install the doctor package: use it from the tree
     sys.path.insert(0, str(pages.ROOT / "doctor"))
+    from rlhf_doctor import cli  # noqa: F401  (hooks/page_meta.py renders its report)
     from rlhf_doctor import rules as R
 
 SITE = "https://rlhf-pitfalls.github.io/rlhf-pitfalls-handbook/"

@@ -66,8 +66,9 @@ FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)(.*)$")
 
 
 METRIC = re.compile(r"[\w./-]{1,80}")
-RUN_NUMBER = re.compile(r"\{\{\s*(symptom|fix)\.([\w./-]+)\.(first|last|min|max|mean)\s*\}\}")
-"""A number a page quotes from its recorded run: ``{{ fix.grad_norm.max }}`` (seed 0; see handbook/runs.py)."""
+RUN_NUMBER = re.compile(r"\{\{\s*(symptom|fix)\.([\w./-]+)\.(first|last|min|max|mean)(?::([1-6]))?\s*\}\}")
+"""A number a page quotes from its recorded run: ``{{ fix.grad_norm.max }}`` (seed 0, 3 significant digits;
+``{{ fix.loss.last:4 }}`` for 4; see handbook/runs.py)."""
 
 
 class ChartSpec(BaseModel):
@@ -570,15 +571,16 @@ def check_run_refs(page: Page) -> list[str]:
     labels = chart.get("runs", {})
     errs = []
     wanted = [(label, n, m) for label, n in labels.items() for m in chart.get("metrics", [])]
-    for label, metric, _ in refs:
+    for label, metric, _, _ in refs:
         if label not in labels:
             errs.append(f"{page.rel}: body: {{{{ {label}.{metric} }}}} but field 'chart' names no {label!r} run")
         else:
             wanted.append((label, labels[label], metric))
     for label, n, metric in dict.fromkeys(wanted):
         if not runs.series(rec, n, metric):
-            have = sorted({k for run in rec["seeds"].get("0", []) for row in run["logs"] for k in row} - {"step"})
-            count = len(rec["seeds"].get("0", []))
+            seed0 = rec["seeds"].get("0", [])
+            count = len(seed0)
+            have = sorted({k for row in seed0[n - 1]["logs"] for k in row} - {"step"}) if n <= count else []
             errs.append(
                 f"{page.rel}: field 'chart': the {label} run (run {n} of {count}) of {rel_rec} logged no "
                 f"{metric!r}; logged keys: {have}"

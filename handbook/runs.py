@@ -71,7 +71,7 @@ def record_page(runner, page: pathlib.Path) -> tuple[dict | None, list[str]]:
         seeds[str(seed)] = [
             {"trainer": run["trainer"], "logs": [_round(row) for row in run["logs"]]} for run in res.runs
         ]
-    if failures or not any(seeds.values()):
+    if failures or not any(run["logs"] for runs_ in seeds.values() for run in runs_):
         return None, failures
     return {
         "page": str(page.relative_to(pages.ROOT)),
@@ -87,7 +87,11 @@ def record(paths: list[str] | None, workers: int = 2) -> int:
     """``python -m handbook record``: (re)write the record of every page that trains, or of ``paths``."""
     from handbook import harness
 
-    todo = [pathlib.Path(p).resolve() for p in paths] if paths else [p.path for p in pitfall_pages()]
+    if paths:
+        todo = [pathlib.Path(p).resolve() for p in paths]
+        todo = [p for p in todo if pages.load(p).kind == "pitfall" and not p.name.endswith(".zh.md")]
+    else:
+        todo = [p.path for p in pitfall_pages()]
     queue, lock, failures, written = list(todo), threading.Lock(), [], []
 
     def work() -> None:

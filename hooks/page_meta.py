@@ -381,7 +381,28 @@ def _advice_checked(page, lang: str) -> str:
     return "\n".join(out)
 
 
+DOCTOR_EXAMPLE = ("online-rl", "grpo-zero-std-group")
+"""The recorded symptom run the log doctor page diagnoses as its example."""
+
+
+def _doctor_example(page, lang: str) -> str:
+    """The log doctor's real output on a recorded symptom run (seed 0), as a reader would see it."""
+    from handbook import doctor, runs
+
+    chapter, pid = DOCTOR_EXAMPLE
+    meta = hp.load(hp.DOCS / chapter / f"{pid}.md").meta
+    rec = runs.load(meta)
+    if rec is None:
+        raise PluginError(f"docs/{page.file.src_uri}: no run record for {chapter}/{pid}")
+    log = rec["seeds"]["0"][meta["chart"]["runs"]["symptom"] - 1]["logs"]
+    rules = doctor.export()["pages"]
+    text = doctor.cli.report(doctor.R.diagnose(log, rules, lang), log, lang)
+    cmd = "rlhf-doctor trainer_state.json" + (" --lang zh" if lang == "zh" else "")
+    return f"```text\n$ {cmd}\n{text}\n```"
+
+
 PLACEHOLDERS = {
+    "doctor-example": _doctor_example,
     "run-chart": lambda page, lang: "<!-- handbook:run-chart -->",  # filled by hooks/charts.py
     "advice-checked": _advice_checked,
     "symptom-finder": _symptom_finder,

@@ -61,8 +61,8 @@ def test_quoted_numbers_come_from_the_record():
     seen = 0
     for page in PITFALLS:
         for p in (page, pages.load(pages.twin_of(page.path))):
-            for label, metric, how in pages.RUN_NUMBER.findall(p.body):
-                value = charts.quote(p.meta, label, metric, how)
+            for label, metric, how, digits in pages.RUN_NUMBER.findall(p.body):
+                value = charts.quote(p.meta, label, metric, how, digits)
                 assert re.fullmatch(r"-?[\d.]+(e-?\d+)?|nan|inf|-inf", value), f"{p.rel}: {metric} -> {value!r}"
                 seen += 1
     assert seen >= 1, "no page quotes a number from its run record"
