@@ -114,6 +114,7 @@ count = 0
 for line in sys.stdin:
     req = json.loads(line)
     count += 1
+    saved_env, saved_filters = dict(os.environ), warnings.filters[:]  # restored after the run: pages don't leak
     os.environ.update(req.get("env", {}))
     started = time.perf_counter()
     reply = {"ok": True, "kind": "passed", "message": "", "traceback": ""}
@@ -159,6 +160,9 @@ for line in sys.stdin:
         }
     for entry in CWD.iterdir():  # each run starts in an empty working directory
         shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
+    os.environ.clear()
+    os.environ.update(saved_env)
+    warnings.filters[:] = saved_filters
     reply["seconds"] = round(time.perf_counter() - started, 2)
     reply["runs"] = list(RUNS) if reply["ok"] else []  # every trainer built, in order (run 1 = the first)
     sys.stderr.flush()
