@@ -98,7 +98,8 @@ def main(argv: list[str] | None = None) -> int:
     p_run = sub.add_parser("run", help="paste-run a page's code in a fresh process, like the test suite")
     p_run.add_argument("page")
     p_run.add_argument("--seed", type=int, action="append", help="a seed (repeatable); default: the snippet's SEEDS")
-    sub.add_parser("tiny", help="build (once) the tiny test model and print its path")
+    p_tiny = sub.add_parser("tiny", help="build (once) the tiny test model and print its path")
+    p_tiny.add_argument("--seed", type=int, default=0, help="each seed has its own tiny model (the suite uses it)")
     p_mut = sub.add_parser("mutate", help="run every page with a TRL default changed; list the pages that fail")
     p_mut.add_argument("spec", help="Class.field=value[;...], e.g. 'GRPOConfig.beta=0.04'")
     p_mut.add_argument("--workers", type=int, default=2)
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "tiny":
         from handbook import tiny
 
-        print(tiny.model_path(0))
+        print(tiny.model_path(args.seed))
         return 0
     if args.cmd == "new":
         return new(args.chapter, args.slug)

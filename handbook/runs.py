@@ -21,7 +21,7 @@ import re
 import threading
 from importlib.metadata import version
 
-from handbook import contract, pages
+from handbook import contract, pages, tiny
 
 RUNS_DIR = pages.ROOT / "compat" / "runs"
 AGGREGATES = ("first", "last", "min", "max", "mean")
@@ -79,6 +79,7 @@ def record_page(runner, page: pathlib.Path) -> tuple[dict | None, list[str]]:
         "trl": version("trl"),
         "transformers": version("transformers"),
         "model": "tiny",
+        "tiny_recipe": tiny.recipe_key(),
         "seeds": seeds,
     }, failures
 

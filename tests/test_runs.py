@@ -14,7 +14,7 @@ from importlib.metadata import version
 
 import pytest
 
-from handbook import charts, pages, runs
+from handbook import charts, pages, runs, tiny
 
 ROOT = pages.ROOT
 CHARTS_FLOOR = 1
@@ -37,6 +37,7 @@ def test_record_is_fresh(record):
     assert rec["hash"] == runs.page_hash(page), f"{rec['page']}: the page's code changed after its run record: {fix}"
     assert rec["trl"] == version("trl"), f"{rec['page']}: recorded on TRL {rec['trl']}, pinned {version('trl')}: {fix}"
     assert rec["model"] == "tiny", f"{record.relative_to(ROOT)}: records come from the tiny test model"
+    assert rec.get("tiny_recipe") == tiny.recipe_key(), f"{rec['page']}: the tiny test model changed since: {fix}"
     assert rec["seeds"].get("0"), f"{record.relative_to(ROOT)}: no runs of seed 0"
 
 
