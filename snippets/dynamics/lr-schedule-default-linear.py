@@ -1,0 +1,106 @@
+"""TRL's trainers do not run at a constant learning rate by default: they decay linearly to ~0 with no warm-up.
+What the logged learning_rate looks like under the default, a cosine schedule with warm-up, and a constant rate.
+
+Page: docs/dynamics/lr-schedule-default-linear.md (中文: docs/dynamics/lr-schedule-default-linear.zh.md)
+"""
+
+# --8<-- [start:fix]
+# Cosine decay with a linear warm-up over the first 10% of steps (in transformers 5 a warmup_steps below 1 is a
+# ratio; warmup_ratio is gone). Pass it to GRPOConfig / DPOConfig / SFTConfig like any other argument.
+COSINE = dict(lr_scheduler_type="cosine", warmup_steps=0.1)
+# To hold the rate instead (TRL's default is NOT this): lr_scheduler_type="constant".
+# --8<-- [end:fix]
+
+
+# --8<-- [start:evidence]
+import math
+import os
+
+import torch
+from datasets import Dataset
+from transformers import TrainerCallback, set_seed
+from trl import DPOConfig, GRPOConfig, GRPOTrainer, SFTConfig
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+STEPS = 10
+
+
+def default(config_cls, name):
+    return config_cls.__dataclass_fields__[name].default
+
+
+class Movement(TrainerCallback):
+    """How far the weights travel during the second half of training (L2 distance, step STEPS/2 -> STEPS)."""
+
+    def on_step_end(self, args, state, control, model=None, **kwargs):
+        if state.global_step in (STEPS // 2, STEPS):
+            flat = torch.cat([p.detach().float().flatten() for p in model.parameters()])
+            if state.global_step == STEPS // 2:
+                self.mid = flat
+            else:
+                self.late = (flat - self.mid).norm().item()
+
+
+def length_reward(completions, **kwargs):
+    return [min(len(completion[0]["content"]), 32) / 32 for completion in completions]
+
+
+def train(seed, **schedule):
+    """STEPS GRPO steps at GRPOConfig's default learning rate; return the logged learning rates and late movement."""
+    set_seed(seed)
+    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(16)])
+    movement = Movement()
+    args = GRPOConfig(
+        num_generations=4,
+        per_device_train_batch_size=4,
+        max_completion_length=8,
+        max_steps=STEPS,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+        **schedule,
+    )
+    trainer = GRPOTrainer(
+        model=MODEL, reward_funcs=length_reward, args=args, train_dataset=prompts, callbacks=[movement]
+    )
+    trainer.train()
+    return [row["learning_rate"] for row in trainer.state.log_history if "learning_rate" in row], movement.late
+
+
+def check(seed: int = 0) -> str:
+    for config_cls in (GRPOConfig, DPOConfig, SFTConfig):
+        assert default(config_cls, "lr_scheduler_type") == "linear", f"claim: {config_cls.__name__} decays linearly"
+        assert default(config_cls, "warmup_steps") == 0, f"claim: {config_cls.__name__} has no warm-up"
+    peak = default(GRPOConfig, "learning_rate")
+
+    linear, linear_late = train(seed)
+    cosine, cosine_late = train(seed, **COSINE)
+    constant, constant_late = train(seed, lr_scheduler_type="constant")
+
+    expected = [peak * (STEPS - step) / STEPS for step in range(STEPS)]  # logged before each step's update
+    assert all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(linear, expected)), (
+        f"claim: the default schedule is a linear decay from learning_rate towards 0: {linear}"
+    )
+    assert cosine[0] == 0.0 and math.isclose(cosine[1], peak), (
+        f"claim: with warm-up the first step runs at lr 0: {cosine}"
+    )
+    assert cosine[-1] < 0.05 * peak, f"claim: cosine ends near 0: {cosine[-1]}"
+    assert constant == [peak] * STEPS, "claim: only lr_scheduler_type='constant' holds the rate"
+    assert linear_late < 0.6 * constant_late and cosine_late < 0.6 * constant_late, (
+        f"claim: decaying schedules take smaller late steps: {linear_late:.2e} {cosine_late:.2e} {constant_late:.2e}"
+    )
+    return (
+        f"logged learning_rate, first/last: linear {linear[0]:.1e}/{linear[-1]:.1e}, cosine+warm-up "
+        f"{cosine[0]:.1e},{cosine[1]:.1e}/{cosine[-1]:.1e}, constant {constant[0]:.1e}/{constant[-1]:.1e}; "
+        f"weight movement over the last {STEPS // 2} steps: linear {linear_late:.2e}, cosine {cosine_late:.2e}, "
+        f"constant {constant_late:.2e}"
+    )
+
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
+
+if __name__ == "__main__":
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

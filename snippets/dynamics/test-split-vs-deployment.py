@@ -1,0 +1,91 @@
+"""A random test split of templated prompts shares templates with training and reports a far better loss than
+prompts written from templates the model never saw; split by template to get the honest number.
+
+Page: docs/dynamics/test-split-vs-deployment.md (中文: docs/dynamics/test-split-vs-deployment.zh.md)
+"""
+
+
+# --8<-- [start:fix]
+def split_by_group(dataset, column, test_groups):
+    """Hold out whole groups (template, source, user, document), never single rows of a group."""
+    test = dataset.filter(lambda row: row[column] in test_groups)
+    train = dataset.filter(lambda row: row[column] not in test_groups)
+    return train, test
+
+
+# --8<-- [end:fix]
+
+
+# --8<-- [start:evidence]
+import os
+
+import torch
+from datasets import Dataset
+from transformers import set_seed
+from trl import SFTConfig, SFTTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+TEMPLATES = [  # (question, answer): every row of a template is a near-duplicate of its siblings
+    ("Where is {x} located?", "{x} is located on the map, near the coast."),
+    ("Tell me about {x}.", "Here is a short note about {x}: it is well known."),
+    ("Is {x} worth a visit?", "Yes, {x} is worth a visit in spring."),
+    ("What is {x} famous for?", "{x} is famous for its old market."),
+    ("How do I get to {x}?", "Take the train to {x} and walk from the station."),
+    ("Describe {x} in one line.", "One line on {x}: quiet streets and good food."),
+]
+PLACES = ["Lyon", "Porto", "Kyoto", "Oslo", "Quito", "Cairo", "Perth", "Lima", "Riga", "Hanoi", "Dakar", "Bern"]
+ROWS = Dataset.from_list(
+    [
+        {
+            "prompt": [{"role": "user", "content": q.format(x=place)}],
+            "completion": [{"role": "assistant", "content": a.format(x=place)}],
+            "template": i,
+        }
+        for i, (q, a) in enumerate(TEMPLATES)
+        for place in PLACES
+    ]
+)
+
+
+def check(seed: int = 0) -> str:
+    set_seed(seed)
+    seen, unseen = split_by_group(ROWS, "template", test_groups={4, 5})  # two templates never trained on
+    shuffled = seen.train_test_split(test_size=0.25, seed=seed)  # the usual random split of the rest
+    args = SFTConfig(
+        learning_rate=1e-2,  # sized for the tiny test model and a 15-step check
+        per_device_train_batch_size=12,
+        per_device_eval_batch_size=24,
+        max_steps=15,
+        lr_scheduler_type="constant",
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+    )
+    trainer = SFTTrainer(
+        model=MODEL,
+        args=args,
+        train_dataset=shuffled["train"],
+        eval_dataset={"random_split": shuffled["test"], "new_templates": unseen},
+    )
+    before = trainer.evaluate()
+    trainer.train()
+    after = trainer.evaluate()
+    gap_before = before["eval_new_templates_loss"] - before["eval_random_split_loss"]
+    gap_after = after["eval_new_templates_loss"] - after["eval_random_split_loss"]
+    assert abs(gap_before) < 0.1, f"claim: before training both test sets score alike: gap {gap_before:.3f}"
+    assert gap_after > 0.5, f"claim: after training the random split looks far better than new templates: {after}"
+    return (
+        f"eval loss after 15 steps: random split {after['eval_random_split_loss']:.2f}, "
+        f"held-out templates {after['eval_new_templates_loss']:.2f} (both ~{before['eval_random_split_loss']:.2f} "
+        "before training)"
+    )
+
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
+
+if __name__ == "__main__":
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]

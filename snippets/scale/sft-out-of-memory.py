@@ -1,0 +1,138 @@
+"""SFT out of memory even at batch size 1: activations grow with the tokens of a micro-batch (batch x length),
+weights + gradients + Adam states do not shrink with the batch at all; checkpointing is already on by default,
+and LoRA removes the gradients and Adam states of the frozen weights.
+
+Page: docs/scale/sft-out-of-memory.md (中文: docs/scale/sft-out-of-memory.zh.md)
+"""
+
+# --8<-- [start:fix]
+from peft import LoraConfig  # pip install "trl[peft]"
+
+# Activations scale with the tokens of one micro-batch: per_device_train_batch_size x sequence length.
+SMALL_MICRO_BATCH = dict(
+    per_device_train_batch_size=1,  # default 8
+    gradient_accumulation_steps=8,  # keeps the effective batch of 8
+    max_length=512,  # default 1024; longer examples are truncated to it
+    activation_checkpointing=True,  # = gradient_checkpointing (transformers 5 name); TRL's default, keep it on
+)
+# Weights, gradients and Adam states do not depend on the batch: train an adapter, freeze the base.
+LORA = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
+# --8<-- [end:fix]
+
+
+# --8<-- [start:evidence]
+import os
+
+import torch
+from datasets import Dataset
+from torch.profiler import ProfilerActivity, profile
+from transformers import TrainerCallback, set_seed
+from trl import SFTConfig, SFTTrainer
+
+MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+
+def peak_and_held(prof):
+    """Replay the profiler's allocation log: the highest live bytes, and the bytes still allocated at the end."""
+    events = [e for e in prof.profiler.kineto_results.events() if e.name() == "[memory]"]
+    live = peak = 0
+    for event in sorted(events, key=lambda e: e.start_ns()):
+        live += event.nbytes()  # > 0 for an allocation, < 0 for a free
+        peak = max(peak, live)
+    return peak, live
+
+
+class MeasuredSFTTrainer(SFTTrainer):
+    """Profiles every forward pass: tokens in the micro-batch, peak bytes, bytes it leaves held for backward."""
+
+    def compute_loss(self, model, inputs, *args, **kwargs):
+        with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+            loss = super().compute_loss(model, inputs, *args, **kwargs)
+        self.forwards.append((inputs["input_ids"].numel(), *peak_and_held(prof)))
+        return loss
+
+
+class CountState(TrainerCallback):
+    """After the optimizer step: bytes of the weights, and of the gradients plus the Adam states."""
+
+    def on_optimizer_step(self, args, state, control, model=None, optimizer=None, **kwargs):
+        self.weights = sum(p.nbytes for p in model.parameters())
+        self.grads_adam = sum(p.grad.nbytes for p in model.parameters() if p.grad is not None) + sum(
+            t.nbytes for s in optimizer.state.values() for t in s.values() if torch.is_tensor(t)
+        )
+
+
+def run(seed, lengths, batch=1, peft_config=None, **config):
+    """SFT on pre-tokenized rows of the given lengths; one step per `batch` rows. Returns forwards and state."""
+    set_seed(seed)
+    generator = torch.Generator().manual_seed(seed)
+    rows = [{"input_ids": torch.randint(100, 300, (n,), generator=generator).tolist()} for n in lengths]
+    args = SFTConfig(
+        per_device_train_batch_size=batch,
+        max_length=max(lengths),
+        max_steps=len(lengths) // batch,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        use_cpu=True,  # the profiler sees every allocation on the CPU
+        bf16=False,
+        **config,
+    )
+    state = CountState()
+    trainer = MeasuredSFTTrainer(
+        model=MODEL, args=args, train_dataset=Dataset.from_list(rows), peft_config=peft_config, callbacks=[state]
+    )
+    trainer.forwards = []
+    trainer.train()
+    held = {tokens: held for tokens, _, held in trainer.forwards}  # tokens of a micro-batch -> bytes held
+    return held, state
+
+
+def check(seed: int = 0) -> str:
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        block = torch.ones(250_000)  # 1,000,000 bytes
+        del block
+    assert peak_and_held(prof) == (1_000_000, 0), "claim: the profiler replay counts bytes exactly"
+
+    defaults = SFTConfig(bf16=torch.cuda.is_available())
+    assert (defaults.max_length, defaults.per_device_train_batch_size) == (1024, 8), "claim: defaults 1024 and 8"
+    assert defaults.activation_checkpointing, "claim: TRL turns gradient checkpointing on by default"
+    small = SFTConfig(**SMALL_MICRO_BATCH, bf16=torch.cuda.is_available())
+    default_tokens = defaults.per_device_train_batch_size * defaults.max_length
+    assert small.per_device_train_batch_size * small.max_length * 16 == default_tokens, "claim: 16x fewer tokens"
+    assert small.per_device_train_batch_size * small.gradient_accumulation_steps == 8, "claim: same effective batch"
+
+    held, full = run(seed, [256, 512])  # checkpointing on (the default), batch 1
+    no_ckpt, no_ckpt_state = run(seed, [512], activation_checkpointing=False)
+    batch4, batch4_state = run(seed, [128] * 4, batch=4)  # 4 x 128 tokens
+    lora_held, lora = run(seed, [512], peft_config=LORA)
+
+    growth = held[512] / held[256]
+    assert 1.6 < growth < 2.4, f"claim: held activations grow in proportion to sequence length: x{growth:.2f}"
+    assert no_ckpt[512] > 2 * held[512], f"claim: checkpointing at least halves held activations: {no_ckpt[512]}"
+    assert abs(batch4[512] / held[512] - 1) < 0.25, "claim: 4 x 128 tokens hold about what 1 x 512 tokens hold"
+    assert (batch4_state.weights, batch4_state.grads_adam) == (full.weights, full.grads_adam), (
+        "claim: weights, gradients and Adam states do not shrink with the batch or the length"
+    )
+    assert (no_ckpt_state.weights, no_ckpt_state.grads_adam) == (full.weights, full.grads_adam), (
+        "claim: checkpointing does not touch weights, gradients or Adam states"
+    )
+    n = full.weights // 4
+    assert abs((full.weights + full.grads_adam) / n - 16) < 0.01, "claim: batch size 1 still holds 16 bytes/param"
+    assert lora.grads_adam < 0.1 * full.grads_adam, "claim: LoRA drops the frozen weights' gradients and Adam states"
+    assert lora.weights >= full.weights, "claim: LoRA still loads every base weight"
+    assert lora_held[512] > 0.5 * held[512], "claim: LoRA barely changes the activations"
+    return (
+        f"held for backward at 256/512 tokens: {held[256] / 1e3:.0f}/{held[512] / 1e3:.0f} KB; 512 tokens without "
+        f"checkpointing {no_ckpt[512] / 1e3:.0f} KB; 4 x 128 tokens {batch4[512] / 1e3:.0f} KB; LoRA "
+        f"{lora_held[512] / 1e3:.0f} KB; weights+grads+Adam {(full.weights + full.grads_adam) / 1e3:.0f} KB "
+        f"at any batch, LoRA {(lora.weights + lora.grads_adam) / 1e3:.0f} KB"
+    )
+
+
+SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
+
+if __name__ == "__main__":
+    for seed in SEEDS:
+        print(check(seed))
+# --8<-- [end:evidence]
