@@ -7,8 +7,10 @@ get, and points the language switcher at the twin notebook.
 
 from __future__ import annotations
 
+import html
 import os
 import pathlib
+import re
 from types import SimpleNamespace
 
 from mkdocs.plugins import event_priority
@@ -32,3 +34,20 @@ def on_files(files, config, **kwargs):
         }
         file.abs_dest_path = os.path.normpath(os.path.join(config["site_dir"], file.dest_uri))
     return files
+
+
+_NO_ALT = 'alt="No description has been provided for this image"'
+_CAPTION = re.compile(r"(?:Figure|图)[:：]\s*(.+?)(?:</p>|$)", re.S)
+
+
+def on_post_page(output, page, config, **kwargs):
+    """A notebook plot's alt text is the "Figure: …" sentence written before it (mkdocs-jupyter has none)."""
+    if not page.file.src_uri.endswith(".ipynb") or _NO_ALT not in output:
+        return output
+    parts = output.split(_NO_ALT)
+    out = parts[0]
+    for part in parts[1:]:
+        found = _CAPTION.findall(re.sub(r"<(?!/p>)[^>]+>", "", out[-6000:]))
+        alt = html.escape(html.unescape(found[-1].strip()), quote=True) if found else ""
+        out += f'alt="{alt}"' + part
+    return out

@@ -231,6 +231,26 @@ def test_one_404_page_per_language(site):
 
 
 @pytest.mark.site
+def test_walkthrough_plots_have_alt_text_and_a_download(site):
+    """Each walkthrough plot is described (the "Figure:" sentence before it) and the notebook can be downloaded."""
+    import re
+
+    out, code, _ = site
+    assert code == 0
+    pages = sorted((out / "walkthroughs").glob("*/index.html")) + sorted(
+        (out / "zh" / "walkthroughs").glob("*/index.html")
+    )
+    assert len(pages) >= 6, pages
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        alts = re.findall(r'<img [^>]*alt="([^"]*)"', text)
+        assert alts and all(len(a) > 20 for a in alts), f"{page}: plots without alt text: {alts}"
+        assert "No description has been provided" not in text
+        links = re.findall(r'href="([^"]+\.ipynb)"', text)
+        assert links and all((page.parent / link).resolve().is_file() for link in links), f"{page}: download {links}"
+
+
+@pytest.mark.site
 def test_chinese_line_breaks_do_not_become_spaces(site):
     """No rendered Chinese paragraph has a space between two Chinese characters that the source broke there."""
     import re
@@ -324,7 +344,7 @@ def test_no_inline_handlers_and_only_the_themes_own_scripts(site):
 
 
 QUERIES = ROOT / "tests" / "search_queries.yaml"
-FLOOR = {"en": 0.90, "zh": 0.90}  # measured: en 85/91 = 93%, zh 60/65 = 92% (the goal)
+FLOOR = {"en": 0.90, "zh": 0.90}  # measured: en 85/91 = 93%, zh 59/65 = 91% (the goal: 90%)
 
 
 @pytest.mark.browser
