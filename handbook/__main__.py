@@ -106,6 +106,7 @@ def main(argv: list[str] | None = None) -> int:
     p_matrix = sub.add_parser("matrix", help="run every page on several TRL releases; write compat/trl-matrix.json")
     p_matrix.add_argument("--trl", action="append", help="a TRL version (repeatable); default: baseline, pin, newest")
     p_matrix.add_argument("--workers", type=int, default=2)
+    p_matrix.add_argument("--page", action="append", help="re-run only this page (repeatable); others are kept")
     p_rec = sub.add_parser("record", help="run pages on the pinned TRL; write their run records (compat/runs/)")
     p_rec.add_argument("page", nargs="*", help="pages (docs/<chapter>/<slug>.md); default: every pitfall page")
     p_rec.add_argument("--workers", type=int, default=2)
@@ -126,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "matrix":
         from handbook import matrix
 
-        return matrix.main(args.trl, args.workers)
+        return matrix.main(args.trl, args.workers, args.page)
     if args.cmd == "tiny":
         from handbook import tiny
 

@@ -124,11 +124,12 @@ def run_pages(python: pathlib.Path, name: str, workers: int, **env: str) -> dict
     return _parse(junit)
 
 
-def run_version(trl_version: str, workers: int) -> dict:
+def run_version(trl_version: str, workers: int, only: list[str] | None = None) -> dict:
     python = environment(trl_version)
     started = time.perf_counter()
     # every page on every version: whether a version is inside a page's range is judged afterwards
-    rows = run_pages(python, f"trl-{trl_version}", workers, HANDBOOK_IGNORE_RANGES="1")
+    env = {"HANDBOOK_IGNORE_RANGES": "1", **({"HANDBOOK_ONLY": ",".join(only)} if only else {})}
+    rows = run_pages(python, f"trl-{trl_version}", workers, **env)
     seconds = round(time.perf_counter() - started, 1)
     counts = {
         k: sum(v == k for r in rows.values() for v in r["seeds"].values()) for k in ("passed", "failed", "skipped")
@@ -141,7 +142,8 @@ def outcome(seeds: dict[str, str]) -> str:
     return "failed" if "failed" in values else "skipped" if values == {"skipped"} else "passed"
 
 
-def main(versions: list[str] | None, workers: int) -> int:
+def main(versions: list[str] | None, workers: int, only: list[str] | None = None) -> int:
+    """Run the pages (all, or ``only``: their rows are replaced, the others kept) on each TRL version."""
     from packaging.specifiers import SpecifierSet
 
     pin = pinned()
@@ -150,12 +152,18 @@ def main(versions: list[str] | None, workers: int) -> int:
     data = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {"versions": {}, "pages": {}}
     pitfalls = {p.rel: p for p in pages.all_pages() if p.lang == "en" and p.kind == "pitfall"}
     hashes = {rel: page_hash(p.path) for rel, p in pitfalls.items()}
+    if only:
+        only = [str(pathlib.Path(p).resolve().relative_to(pages.ROOT)) for p in only]
+        unknown = [p for p in only if p not in pitfalls]
+        if unknown:
+            raise SystemExit(f"not pitfall pages: {unknown}")
     for v in versions:
-        print(f"trl {v}: running every page's code ...", flush=True)
-        res = run_version(v, workers)
+        print(f"trl {v}: running {'the pages' if only else 'every page'}'s code ...", flush=True)
+        res = run_version(v, workers, only)
         rows = res.pop("rows")
-        data["versions"][v] = res
-        for rel in pitfalls:
+        if not only:
+            data["versions"][v] = res
+        for rel in only or pitfalls:
             row = rows.get(rel, {"seeds": {}, "reasons": ["not collected"]})
             cell = {"outcome": outcome(row["seeds"]) if row["seeds"] else "failed", "seeds": row["seeds"]}
             if row["reasons"]:
@@ -166,6 +174,10 @@ def main(versions: list[str] | None, workers: int) -> int:
         print(
             f"trl {v}: {res['passed']} passed, {res['failed']} failed, {res['skipped']} skipped in {res['seconds']} s"
         )
+    if only:  # the version totals count the merged cells
+        for v in versions:
+            seeds = [o for cells in data["pages"].values() if v in cells for o in cells[v]["seeds"].values()]
+            data["versions"].setdefault(v, {}).update({k: seeds.count(k) for k in ("passed", "failed", "skipped")})
     data["pinned"] = pin
     data["versions"] = dict(sorted(data["versions"].items(), key=lambda kv: _key(kv[0])))
     data["pages"] = {rel: data["pages"][rel] for rel in sorted(pitfalls) if rel in data["pages"]}

@@ -18,6 +18,8 @@ import pytest
 from handbook import contract, harness, pages
 
 PITFALLS = [p for p in pages.all_pages() if p.lang == "en" and p.kind == "pitfall" and p.meta.get("snippet")]
+if os.environ.get("HANDBOOK_ONLY"):  # python -m handbook matrix --page: re-run only these pages
+    PITFALLS = [p for p in PITFALLS if p.rel in os.environ["HANDBOOK_ONLY"].split(",")]
 
 WHAT = {
     "claim": "the page's claim no longer holds",
