@@ -158,7 +158,8 @@ def main(versions: list[str] | None, workers: int, only: list[str] | None = None
         if unknown:
             raise SystemExit(f"not pitfall pages: {unknown}")
     for v in versions:
-        print(f"trl {v}: running {'the pages' if only else 'every page'}'s code ...", flush=True)
+        what = "the named pages'" if only else "every page's"
+        print(f"trl {v}: running {what} code ...", flush=True)
         res = run_version(v, workers, only)
         rows = res.pop("rows")
         if not only:

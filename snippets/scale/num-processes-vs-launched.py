@@ -28,6 +28,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -121,7 +122,9 @@ def launch(seed, workdir):
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise RuntimeError(f"accelerate launch failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    reports = [json.loads(line.split(" ", 1)[1]) for line in done.stdout.splitlines() if line.startswith("RANK ")]
+    # both ranks print to one pipe: read each "RANK {...}" report wherever it starts, whatever follows it
+    decoder = json.JSONDecoder()
+    reports = [decoder.raw_decode(done.stdout, m.end())[0] for m in re.finditer(r"RANK (?=\{)", done.stdout)]
     return sorted(reports, key=lambda r: r["rank"]), seconds
 
 

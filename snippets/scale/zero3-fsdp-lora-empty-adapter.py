@@ -23,6 +23,7 @@ def save_full_adapter(peft_model, sharded_model, output_dir):
 import importlib.resources
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -119,7 +120,9 @@ def launch(seed, folder):
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise RuntimeError(f"torchrun failed ({done.returncode}):\n{done.stderr[-3000:]}")
-    reports = [json.loads(line.split(" ", 1)[1]) for line in done.stdout.splitlines() if line.startswith("RANK ")]
+    # both ranks print to one pipe: read each "RANK {...}" report wherever it starts, whatever follows it
+    decoder = json.JSONDecoder()
+    reports = [decoder.raw_decode(done.stdout, m.end())[0] for m in re.finditer(r"RANK (?=\{)", done.stdout)]
     return sorted(reports, key=lambda r: r["rank"]), seconds
 
 
