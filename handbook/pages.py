@@ -565,7 +565,8 @@ def check_run_refs(page: Page) -> list[str]:
     if not chart and not refs:
         return []
     rec = runs.load(page.meta)
-    rel_rec = runs.record_path(str(page.meta.get("id")), str(page.meta.get("chapter"))).relative_to(ROOT)
+    rec_path = runs.record_path(str(page.meta.get("id")), str(page.meta.get("chapter")))
+    rel_rec = rec_path.relative_to(ROOT) if rec_path.is_relative_to(ROOT) else rec_path
     if rec is None:
         return [f"{page.rel}: field 'chart': no run record {rel_rec}: run python -m handbook record {page.rel}"]
     labels = chart.get("runs", {})

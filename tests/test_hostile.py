@@ -19,11 +19,12 @@ SLUG = "grpo-zero-std-group"
 EN = f"docs/online-rl/{SLUG}.md"
 ZH = f"docs/online-rl/{SLUG}.zh.md"
 PY = f"snippets/online-rl/{SLUG}.py"
+RUN = f"compat/runs/online-rl/{SLUG}.json"  # the run record its chart and quoted numbers read
 
 
 @pytest.fixture
 def tree(tmp_path, monkeypatch):
-    for rel in (EN, ZH, PY):
+    for rel in (EN, ZH, PY, RUN):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(pages.ROOT / rel, tmp_path / rel)
     monkeypatch.setattr(pages, "ROOT", tmp_path)
