@@ -47,7 +47,7 @@ def on_post_page(output, page, config, **kwargs):
     parts = output.split(_NO_ALT)
     out = parts[0]
     for part in parts[1:]:
-        found = _CAPTION.findall(re.sub(r"<(?!/p>)[^>]+>", "", out[-6000:]))
+        found = _CAPTION.findall(re.sub(r"<(?!/p>)[^>]+>", "", out[-200_000:]))
         alt = html.escape(html.unescape(found[-1].strip()), quote=True) if found else ""
         out += f'alt="{alt}"' + part
     return out
