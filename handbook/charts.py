@@ -16,6 +16,7 @@ import html
 import io
 import json
 import math
+import pathlib
 import re
 
 from handbook import pages, runs
@@ -140,7 +141,7 @@ def figure(meta: dict, lang: str) -> str:
     words = WORDS[lang]
     key = hashlib.sha256(
         json.dumps([rec, {k: v for k, v in spec.items() if k != "caption"}, lang], sort_keys=True).encode()
-        + pathlib_text(__file__)
+        + pathlib.Path(__file__).read_bytes()  # a change to the drawing redraws every chart
     ).hexdigest()[:20]
     cached = CACHE / f"{key}.svg"
     if cached.is_file():
@@ -160,12 +161,6 @@ def figure(meta: dict, lang: str) -> str:
     if spec.get("caption"):
         caption += " " + html.escape(spec["caption"])
     return f'<figure class="hb-chart">\n{svg}\n<figcaption>{caption}</figcaption>\n</figure>'
-
-
-def pathlib_text(path: str) -> bytes:
-    from pathlib import Path
-
-    return Path(path).read_bytes()
 
 
 def quote(meta: dict, label: str, metric: str, how: str, digits: str | None = None) -> str:
