@@ -235,6 +235,8 @@ class GuideMatter(BaseModel):
     order: int = 100
     id: str | None = None
     hide: list[str] = []
+    search: dict[Literal["exclude"], bool] = {}
+    """Material's own switch: ``search: {exclude: true}`` leaves the page out of the search index."""
     advice: list[str] = []
     """Common-advice items a guide page discusses (each statement linking the pages that test it)."""
 

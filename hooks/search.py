@@ -67,8 +67,6 @@ _QUERY_FIXED = (
 
 
 CODE_BLOCK = re.compile(r"<pre>.*?</pre>", re.S)
-UNINDEXED = {"start/symptoms/"}
-"""Pages left out of search: the symptom finder repeats every page's symptoms and would crowd out the pages."""
 FIELDS = {"title": {"boost": 1000.0}, "symptoms": {"boost": 1000.0}, "tags": {"boost": 10.0}, "text": {"boost": 1.0}}
 PIPELINES = {"en": ["trimmer", "stopWordFilter", "stemmer"], "zh": ["stopWordFilter"]}
 PAGE_BOOST, SECTION_BOOST = 2.0, 1.0
@@ -105,8 +103,6 @@ def split_index(site_dir: pathlib.Path) -> dict[str, int]:
             if (lang == "zh") != loc.startswith("zh/"):
                 continue
             loc = loc.removeprefix(prefix)
-            if loc.split("#")[0] in UNINDEXED:
-                continue
             # code blocks are a third of the text and not what a reader types: the index keeps the prose
             entry = {**doc, "location": loc, "text": CODE_BLOCK.sub(" ", doc["text"])}
             if "#" in loc:
