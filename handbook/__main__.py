@@ -9,6 +9,9 @@
 - ``python -m handbook matrix [--trl X.Y.Z]``: the TRL version matrix (``make matrix``).
 - ``python -m handbook mutate 'GRPOConfig.beta=0.04'``: the mutation check: which pages fail when one TRL
   default changes.
+- ``python -m handbook real``: provision (once) the real model, SmolLM2-135M-Instruct, and print its path.
+- ``python -m handbook real-record [PAGE ...] [--stale]``: run pages on the real model, write compat/real/
+  (``make real``).
 - ``python -m handbook tiny``: build (once) the tiny test model and print its path, e.g. for
   ``HANDBOOK_MODEL=$(python -m handbook tiny) python page.py``.
 """
@@ -110,6 +113,13 @@ def main(argv: list[str] | None = None) -> int:
     p_rec = sub.add_parser("record", help="run pages on the pinned TRL; write their run records (compat/runs/)")
     p_rec.add_argument("page", nargs="*", help="pages (docs/<chapter>/<slug>.md); default: every pitfall page")
     p_rec.add_argument("--workers", type=int, default=2)
+    sub.add_parser("real", help="provision (once) the real model, SmolLM2-135M-Instruct, and print its path")
+    p_real = sub.add_parser("real-record", help="run pages on the real model; write compat/real/ (make real)")
+    p_real.add_argument("page", nargs="*", help="pages (docs/<chapter>/<slug>.md); default: every pitfall page")
+    p_real.add_argument("--workers", type=int, default=2)
+    p_real.add_argument("--stale", action="store_true", help="only pages whose committed row is missing or stale")
+    p_real.add_argument("--model", help="another model (hub id or folder), e.g. in GPU CI; needs --out")
+    p_real.add_argument("--out", default="", help="where --model's rows go (not compat/real/)")
     sub.add_parser("doctor-rules", help="write the log doctor's rules.json from the pages' doctor: front matter")
     args = parser.parse_args(argv)
     if args.cmd == "doctor-rules":
@@ -120,6 +130,15 @@ def main(argv: list[str] | None = None) -> int:
         from handbook import runs
 
         return runs.record(args.page, args.workers)
+    if args.cmd == "real":
+        from handbook import real
+
+        print(real.model_path())
+        return 0
+    if args.cmd == "real-record":
+        from handbook import real_runs
+
+        return real_runs.record(args.page, args.workers, args.stale, args.model, args.out)
     if args.cmd == "mutate":
         from handbook import matrix
 

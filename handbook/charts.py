@@ -19,7 +19,7 @@ import math
 import pathlib
 import re
 
-from handbook import pages, runs
+from handbook import pages, real_runs, runs
 
 CACHE = pages.ROOT / ".cache" / "charts"
 INK = "#010101"  # matplotlib's text and axes colour, replaced by currentColor
@@ -29,9 +29,10 @@ WORDS = {
         "symptom": "symptom run",
         "fix": "fix run",
         "step": "training step",
-        "caption": "{metrics} per training step, logged by this page's check on the tiny test model (TRL {trl}): "
-        "{runs}; line: seed 0, shaded: range over seeds {seeds}. Recorded by the test suite, not drawn by hand.",
-        "run": "{label} (trainer {n} of the check)",
+        "caption": "{metrics} per training step, logged by this page's check on {model} (TRL {trl}); "
+        "line: seed 0{seeds}. Recorded by the test suite, not drawn by hand.",
+        "tiny": "the tiny test model (this page has no passing real-model run)",
+        "range": ", shaded: range over seeds {seeds}",
         "alt": "Line chart of {metrics} per training step for the {labels}.",
         "and": " and ",
     },
@@ -39,9 +40,10 @@ WORDS = {
         "symptom": "症状运行",
         "fix": "修复后运行",
         "step": "训练步数",
-        "caption": "本页检查代码在微型测试模型上（TRL {trl}）记录的 {metrics}（按训练步）：{runs}；"
-        "实线为随机种子 0，阴影为随机种子 {seeds} 的范围。数据来自测试套件的运行记录，而非手绘。",
-        "run": "{label}（检查代码中的第 {n} 个训练器）",
+        "caption": "本页检查代码在 {model} 上（TRL {trl}）记录的 {metrics}（按训练步）；"
+        "实线为随机种子 0{seeds}。数据来自测试套件的运行记录，而非手绘。",
+        "tiny": "微型测试模型（本页没有通过的真实模型运行）",
+        "range": "，阴影为随机种子 {seeds} 的范围",
         "alt": "{labels}的 {metrics} 随训练步变化的折线图。",
         "and": "与",
     },
@@ -135,7 +137,7 @@ def _svg(rec: dict, spec: dict, lang: str) -> str:
 def figure(meta: dict, lang: str) -> str:
     """The ``<figure>`` for the page with front matter ``meta``, in ``lang`` (raises ValueError on a bad record)."""
     spec = meta["chart"]
-    rec = runs.load(meta)
+    rec = real_runs.shown(meta)
     if rec is None:
         raise ValueError(f"no run record for {meta.get('id')}: run python -m handbook record")
     words = WORDS[lang]
@@ -154,18 +156,18 @@ def figure(meta: dict, lang: str) -> str:
     labels = words["and"].join(words[label] for label in spec["runs"])
     alt = words["alt"].format(metrics=", ".join(spec["metrics"]), labels=labels)
     svg = svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(alt)}" ', 1)
-    run_text = "; ".join(words["run"].format(label=words[label], n=n) for label, n in spec["runs"].items())
-    caption = words["caption"].format(
-        metrics=metrics, trl=html.escape(rec.get("trl", "?")), runs=run_text, seeds=", ".join(rec["seeds"])
-    )
+    model = words["tiny"] if rec.get("model", "tiny") == "tiny" else html.escape(rec["model"])
+    seeds = words["range"].format(seeds=", ".join(rec["seeds"])) if len(rec["seeds"]) > 1 else ""
+    caption = words["caption"].format(metrics=metrics, trl=html.escape(rec.get("trl", "?")), model=model, seeds=seeds)
     if spec.get("caption"):
         caption += " " + html.escape(spec["caption"])
     return f'<figure class="hb-chart">\n{svg}\n<figcaption>{caption}</figcaption>\n</figure>'
 
 
 def quote(meta: dict, label: str, metric: str, how: str, digits: str | None = None) -> str:
-    """The number ``{{ label.metric.how[:digits] }}`` of seed 0 of the page's record, as the page shows it."""
-    rec = runs.load(meta)
+    """The number ``{{ label.metric.how[:digits] }}`` of seed 0 of the page's record (the real model's when it
+    passed there), as the page shows it."""
+    rec = real_runs.shown(meta)
     n = (meta.get("chart") or {}).get("runs", {}).get(label)
     values = [v for _, v in runs.series(rec, n, metric)] if rec and n else []
     if not values:

@@ -52,7 +52,9 @@ class Result:
 class PageRunner:
     """One worker process; ``run(page, func, seed)`` runs ``func(seed)`` of the page's pasted code."""
 
-    def __init__(self) -> None:
+    def __init__(self, model: str | None = None) -> None:
+        self.model = model
+        """What every page's ``MODEL`` is pointed at: this, else ``$HANDBOOK_MODEL``, else the seed's tiny model."""
         self.tmp = pathlib.Path(tempfile.mkdtemp(prefix="handbook-pages-"))
         self.proc: subprocess.Popen | None = None
         self.log_path = self.tmp / "worker.log"
@@ -121,7 +123,7 @@ class PageRunner:
         if self.proc is None or self.proc.poll() is not None:
             self._start()
         assert self.proc and self.proc.stdin
-        env = {contract.MODEL_ENV: os.environ.get(contract.MODEL_ENV) or tiny.model_path(seed)}
+        env = {contract.MODEL_ENV: self.model or os.environ.get(contract.MODEL_ENV) or tiny.model_path(seed)}
         offset = self.log_path.stat().st_size
         request = {"file": str(code), "func": func, "seed": seed, "env": env}
         self.proc.stdin.write(json.dumps(request) + "\n")

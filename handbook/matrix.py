@@ -128,7 +128,7 @@ def run_version(trl_version: str, workers: int, only: list[str] | None = None) -
     python = environment(trl_version)
     started = time.perf_counter()
     # every page on every version: whether a version is inside a page's range is judged afterwards
-    env = {"HANDBOOK_IGNORE_RANGES": "1", **({"HANDBOOK_ONLY": ",".join(only)} if only else {})}
+    env = {contract.IGNORE_RANGES_ENV: "1", **({"HANDBOOK_ONLY": ",".join(only)} if only else {})}
     rows = run_pages(python, f"trl-{trl_version}", workers, **env)
     seconds = round(time.perf_counter() - started, 1)
     counts = {

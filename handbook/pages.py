@@ -140,6 +140,9 @@ class FrontMatter(BaseModel):
     order: int = 100
     tiny_only: str | None = None
     """Set when the snippet's assertions hold only on the tiny test model: says why, in the page's language."""
+    real_seeds: list[int] | None = Field(default=None, min_length=1, max_length=3)
+    """Optional: the seeds the real-model lane (``make real``) runs; default: the snippet's first seed. More than
+    one where the claim is statistical."""
     chart: ChartSpec | None = None
     """The run chart the page shows (from its run record, ``compat/runs/``); see handbook/runs.py."""
     doctor: dict | None = None
@@ -504,16 +507,22 @@ def _check_includes(page: Page) -> None:
         )
 
 
+FENCE_INFO = re.compile(r'(?:python|py|python3|pycon)(?:\s+hl_lines="\d+(?:-\d+)?(?:\s+\d+(?:-\d+)?)*")?')
+"""A runnable fence's info: the language, optionally ``hl_lines="3 5-6"`` (lines of the included section that the
+Fix changed, highlighted on the page)."""
+
+
 def _check_fences(page: Page) -> None:
     """Every Python fence is exactly one include: the page's code is what the tests run."""
     for line, info, lines in python_fences(page.body):
         code = [ln for ln in lines if ln.strip()]
-        if len(code) == 1 and INCLUDE.match(code[0]) and info.strip() in PYTHON_LANGS:
+        if len(code) == 1 and INCLUDE.match(code[0]) and FENCE_INFO.fullmatch(info.strip()):
             continue
         page.error(
             "fence",
             "a Python code fence holds exactly one include of a snippet section "
-            '(--8<-- "chapter/slug.py:section"); show untested code as ```text or ```diff instead',
+            '(--8<-- "chapter/slug.py:section"); show untested code as ```text or ```diff instead; '
+            'the only attribute allowed is hl_lines="N N-M"',
             page.offset + line,
         )
 
@@ -611,6 +620,7 @@ def check_parity(en: Page, zh: Page) -> list[str]:
         "verdict",
         "order",
         "doctor",
+        "real_seeds",
     ):
         if en.meta.get(key) != zh.meta.get(key):
             errs.append(f"{zh.rel}: field '{key}': {zh.meta.get(key)!r} differs from {en.rel}'s {en.meta.get(key)!r}")

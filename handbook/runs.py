@@ -52,7 +52,7 @@ VOLATILE = re.compile(r"runtime|per_second|step_time")
 """Keys that measure the machine, not the training: left out so a re-record changes only what training changed."""
 
 
-def _round(row: dict) -> dict:
+def round_row(row: dict) -> dict:
     return {k: (float(f"{v:.5g}") if isinstance(v, float) else v) for k, v in row.items() if not VOLATILE.search(k)}
 
 
@@ -69,7 +69,7 @@ def record_page(runner, page: pathlib.Path) -> tuple[dict | None, list[str]]:
             failures.append(f"{page.relative_to(pages.ROOT)} seed {seed}: {res.kind}: {res.message}")
             continue
         seeds[str(seed)] = [
-            {"trainer": run["trainer"], "logs": [_round(row) for row in run["logs"]]} for run in res.runs
+            {"trainer": run["trainer"], "logs": [round_row(row) for row in run["logs"]]} for run in res.runs
         ]
     if failures or not any(run["logs"] for runs_ in seeds.values() for run in runs_):
         return None, failures
@@ -84,6 +84,30 @@ def record_page(runner, page: pathlib.Path) -> tuple[dict | None, list[str]]:
     }, failures
 
 
+def pool(todo: list, workers: int, job, harness, model: str | None = None) -> None:
+    """Run ``job(runner, item)`` for every item on ``workers`` threads, each with its own page worker process
+    (pages' ``MODEL`` pointed at ``model``, else as ``harness.PageRunner`` decides)."""
+    queue, lock = list(todo), threading.Lock()
+
+    def work() -> None:
+        runner = harness.PageRunner(model)
+        try:
+            while True:
+                with lock:
+                    if not queue:
+                        return
+                    item = queue.pop(0)
+                job(runner, item)
+        finally:
+            runner.close()
+
+    threads = [threading.Thread(target=work) for _ in range(max(1, workers))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+
 def record(paths: list[str] | None, workers: int = 2) -> int:
     """``python -m handbook record``: (re)write the record of every page that trains, or of ``paths``."""
     from handbook import harness
@@ -93,37 +117,24 @@ def record(paths: list[str] | None, workers: int = 2) -> int:
         todo = [p for p in todo if pages.load(p).kind == "pitfall" and not p.name.endswith(".zh.md")]
     else:
         todo = [p.path for p in pitfall_pages()]
-    queue, lock, failures, written = list(todo), threading.Lock(), [], []
+    lock, failures, written = threading.Lock(), [], []
 
-    def work() -> None:
-        runner = harness.PageRunner()
-        try:
-            while True:
-                with lock:
-                    if not queue:
-                        return
-                    page = queue.pop(0)
-                rec, fails = record_page(runner, page)
-                meta = pages.load(page).meta
-                target = record_path(meta["id"], meta["chapter"])
-                with lock:
-                    failures.extend(fails)
-                    if rec is not None:
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        text = json.dumps(rec, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-                        target.write_text(text + "\n", encoding="utf-8")
-                        written.append(str(target.relative_to(pages.ROOT)))
-                    elif not fails and target.exists():
-                        target.unlink()  # the page no longer trains
-                    print(f"{'recorded' if rec else 'no runs '} {page.relative_to(pages.ROOT)}", flush=True)
-        finally:
-            runner.close()
+    def job(runner, page: pathlib.Path) -> None:
+        rec, fails = record_page(runner, page)
+        meta = pages.load(page).meta
+        target = record_path(meta["id"], meta["chapter"])
+        with lock:
+            failures.extend(fails)
+            if rec is not None:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                text = json.dumps(rec, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+                target.write_text(text + "\n", encoding="utf-8")
+                written.append(str(target.relative_to(pages.ROOT)))
+            elif not fails and target.exists():
+                target.unlink()  # the page no longer trains
+            print(f"{'recorded' if rec else 'no runs '} {page.relative_to(pages.ROOT)}", flush=True)
 
-    threads = [threading.Thread(target=work) for _ in range(max(1, workers))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    pool(todo, workers, job, harness)
     print(f"{len(written)} record(s) written under {RUNS_DIR.relative_to(pages.ROOT)}/")
     if failures:
         print("failed (no record written):\n  " + "\n  ".join(failures))

@@ -32,6 +32,8 @@ LABELS = {
         "new": "not common advice",
         "applies": "Applies to TRL",
         "verified": "Verified on TRL",
+        "models": "Verified on models",
+        "tiny_model": "tiny test model",
         "era": "Advice written for TRL",
         "snippet": "Tested snippet",
         "tiny": "Checked on the tiny test model only",
@@ -51,6 +53,8 @@ LABELS = {
         "new": "非常见说法",
         "applies": "适用 TRL 版本",
         "verified": "验证所用 TRL",
+        "models": "验证所用模型",
+        "tiny_model": "微型测试模型",
         "era": "该说法针对的 TRL",
         "snippet": "测试代码",
         "tiny": "仅在微型测试模型上验证",
@@ -132,6 +136,14 @@ def symptom_markdown(text: str) -> str:
     return " ".join(_code(tok) if IDENT.match(tok) or "`" in tok else html.escape(tok) for tok in text.split(" "))
 
 
+def verified_models(meta: hp.FrontMatter, lang: str) -> list[str]:
+    """The models the page's check passed on: the real model when its committed row passed, and the tiny one."""
+    from handbook import real, real_runs
+
+    models = [real.NAME] if real_runs.passed(real_runs.load(meta.model_dump())) else []
+    return [*models, LABELS[lang]["tiny_model"]]
+
+
 def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     t = LABELS[lang]
     v = meta.verdict
@@ -145,6 +157,7 @@ def render_meta(meta: hp.FrontMatter, lang: str) -> str:
             "hb-snippet", t["snippet"], f"<code>{html.escape(meta.snippet)}</code>", f"{REPO}/blob/main/{meta.snippet}"
         ),
     ]
+    badges.append(_badge("hb-models", t["models"], html.escape(" · ".join(verified_models(meta, lang))), compat))
     if meta.advice_trl:
         badges.append(_badge("hb-era", t["era"], html.escape(meta.advice_trl)))
     if meta.tiny_only:

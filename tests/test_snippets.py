@@ -75,6 +75,9 @@ def test_page_code(runner, page, seed, errors):
         pytest.fail(
             f"{page.rel}: its snippet breaks the contract:\n" + "\n".join(errors or ["no SEEDS"]), pytrace=False
         )
+    reason = contract.skip_reason(page.meta)
+    if reason:
+        pytest.skip(f"{page.rel}: {reason}")
     res = runner.run(page.path, contract.CHECK, seed)
     if not res.ok:
         pytest.fail(_report(page, contract.CHECK, seed, res), pytrace=False)
@@ -95,7 +98,7 @@ def _have(mark: str) -> str | None:
 
 @pytest.mark.parametrize(("page", "func"), list(_hardware_params()))
 def test_page_code_hardware(runner, page, func):
-    reason = contract.out_of_range(page.meta) or _have(contract.HARDWARE[func])
+    reason = contract.skip_reason(page.meta) or _have(contract.HARDWARE[func])
     if reason:
         pytest.skip(reason)
     res = runner.run(page.path, func, 0, timeout=1800)
@@ -109,3 +112,16 @@ def test_worker_refuses_this_repository(runner, tmp_path):
     code.write_text("import handbook\n\ndef check(seed=0):\n    return 'imported'\n", encoding="utf-8")
     res = runner.run_file(code, "check", 0)
     assert not res.ok and res.kind == "paste" and "handbook" in res.message, res
+
+
+def test_out_of_range_pages_skip(monkeypatch):
+    """A page whose range excludes the installed TRL/transformers is skipped with both; the matrix runs it anyway."""
+    from importlib.metadata import version
+
+    monkeypatch.delenv(contract.IGNORE_RANGES_ENV, raising=False)
+    reason = contract.skip_reason({"trl": ">=99"})
+    assert reason and ">=99" in reason and version("trl") in reason, reason
+    assert "transformers" in (contract.skip_reason({"trl": ">=0.1", "transformers": "<1"}) or "")
+    assert contract.skip_reason({"trl": f"=={version('trl')}"}) is None
+    monkeypatch.setenv(contract.IGNORE_RANGES_ENV, "1")
+    assert contract.skip_reason({"trl": ">=99"}) is None

@@ -1,0 +1,106 @@
+"""The real-model lane (compat/real/, written by `make real`): every page's claim holds on SmolLM2-135M-Instruct.
+
+- every pitfall page has a committed row, taken for the code the page shows now, on the pinned TRL and on the
+  real model this checkout provisions (a snippet edited since makes the row stale: `make real REAL_ARGS=--stale`);
+- a page whose row failed says why in `tiny_only` (both twins), and at most ``TINY_ONLY_MAX`` pages do;
+- at least ``PASS_RATE`` of the pages pass on the real model;
+- a smoke subset (one page per chapter, ``real_runs.SMOKE``) is run on the real model here, now.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import version
+
+import pytest
+
+from handbook import contract, pages, real, real_runs, runs
+
+PASS_RATE = 0.95
+TINY_ONLY_MAX = 3
+PITFALLS = runs.pitfall_pages()
+
+
+@pytest.fixture(scope="module")
+def model_key():
+    return real.model_key()
+
+
+@pytest.mark.parametrize("page", PITFALLS, ids=lambda p: p.rel)
+def test_real_row_is_current(page, model_key):
+    why = real_runs.stale(page, model_key)
+    assert why is None, f"{page.rel}: its real-model row is stale ({why}): make real REAL_ARGS=--stale"
+    rec = real_runs.load(page.meta)
+    if not real_runs.passed(rec):
+        failed = "; ".join(f"seed {s}: {r['kind']}: {r['message'][:200]}" for s, r in rec["seeds"].items())
+        assert page.meta.get("tiny_only"), (
+            f"{page.rel}: fails on {real.NAME} ({failed}) and its front matter does not say why (tiny_only)"
+        )
+
+
+def test_pass_rate_and_tiny_only():
+    ok, total = real_runs.pass_rate()
+    assert total and ok / total >= PASS_RATE, f"only {ok}/{total} pages pass on {real.NAME} (goal {PASS_RATE:.0%})"
+    tiny_only = [p.rel for p in PITFALLS if p.meta.get("tiny_only")]
+    assert len(tiny_only) <= TINY_ONLY_MAX, f"{len(tiny_only)} pages hold only on the tiny model: {tiny_only}"
+    print(f"\nreal model: {ok}/{total} pages pass on {real.NAME}; tiny_only: {tiny_only}")
+
+
+def test_smoke_pages_cover_every_chapter():
+    chapters = {pages.load(pages.ROOT / rel).meta["chapter"] for rel in real_runs.SMOKE}
+    with_pitfalls = {p.meta["chapter"] for p in PITFALLS}
+    assert chapters == with_pitfalls, f"smoke pages miss chapters {sorted(with_pitfalls - chapters)}"
+
+
+@pytest.fixture(scope="module")
+def real_runner():
+    from handbook import harness
+
+    runner = harness.PageRunner(real.model_path())
+    yield runner
+    runner.close()
+
+
+@pytest.mark.parametrize("rel", real_runs.SMOKE)
+def test_smoke_on_the_real_model(real_runner, rel):
+    """Run the page now on the real model: the committed row is what this checkout really does."""
+    page = pages.load(pages.ROOT / rel)
+    reason = contract.skip_reason(page.meta)
+    if reason:
+        pytest.skip(reason)
+    res = real_runner.run(page.path, contract.CHECK, 0, timeout=real_runs.TIMEOUT)
+    assert res.ok, f"{rel} on {real.NAME}: {res.kind}: {res.message}\n{res.traceback}\n{res.log}"
+
+
+def _row(outcome: str, logs: list) -> dict:
+    seed = {
+        "outcome": outcome,
+        "kind": outcome,
+        "message": "",
+        "seconds": 1.0,
+        "runs": [{"trainer": "T", "logs": logs}],
+    }
+    return {"page": "docs/x/y.md", "trl": "1.16.0", "model": real.NAME, "model_key": "k", "seeds": {"0": seed}}
+
+
+def test_charts_read_the_real_row_only_when_it_passed(monkeypatch):
+    tiny_rec = {"model": "tiny", "seeds": {"0": [{"trainer": "T", "logs": [{"step": 1, "loss": 9.0}]}]}}
+    monkeypatch.setattr(runs, "load", lambda meta: tiny_rec)
+    good = _row("passed", [{"step": 1, "loss": 2.5}])
+    monkeypatch.setattr(real_runs, "load", lambda meta: good)
+    shown = real_runs.shown({})
+    assert shown["model"] == real.NAME and runs.series(shown, 1, "loss") == [(1, 2.5)]
+    for bad in (_row("failed", [{"step": 1, "loss": 2.5}]), _row("passed", []), None):
+        monkeypatch.setattr(real_runs, "load", lambda meta, bad=bad: bad)
+        assert real_runs.shown({}) is tiny_rec, f"a real row {bad} must not be charted"
+
+
+def test_stale_names_what_changed(monkeypatch):
+    page = PITFALLS[0]
+    current = {**_row("passed", []), "hash": runs.page_hash(page.path), "trl": version("trl")}
+    for change, word in (({"hash": "0"}, "code changed"), ({"trl": "0.1"}, "TRL 0.1"), ({"model_key": "z"}, "model z")):
+        monkeypatch.setattr(real_runs, "load", lambda meta, change=change: {**current, **change})
+        assert word in (real_runs.stale(page, "k") or ""), change
+    monkeypatch.setattr(real_runs, "load", lambda meta: current)
+    assert real_runs.stale(page, "k") is None
+    monkeypatch.setattr(real_runs, "load", lambda meta: None)
+    assert real_runs.stale(page, "k") == "no row"
