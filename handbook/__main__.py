@@ -68,7 +68,9 @@ def code(page: str) -> int:
 
 
 def run(page: str, seeds: list[int] | None) -> int:
-    from handbook import contract, harness
+    import os
+
+    from handbook import contract, harness, real_runs
 
     path = pathlib.Path(page).resolve()
     snip = contract.parse(pages.ROOT / pages.load(path).meta.get("snippet", ""))
@@ -77,9 +79,11 @@ def run(page: str, seeds: list[int] | None) -> int:
         return 1
     runner = harness.PageRunner()
     failed = 0
+    # a model named in HANDBOOK_MODEL (the real one, say) gets the real-model lane's time limit
+    timeout = real_runs.TIMEOUT if os.environ.get(contract.MODEL_ENV) else harness.TIMEOUT
     try:
         for seed in seeds or snip.seeds:
-            res = runner.run(path, contract.CHECK, seed)
+            res = runner.run(path, contract.CHECK, seed, timeout=timeout)
             print(f"seed {seed}: {'OK  ' if res.ok else 'FAIL'} [{res.kind}, {res.seconds:.1f} s] {res.message}")
             if not res.ok:
                 failed += 1

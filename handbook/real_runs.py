@@ -27,15 +27,31 @@ RESULTS_DIR = pages.ROOT / "compat" / "real"
 TIMEOUT = 1200.0
 """Seconds one check may take on the real model on one core (the slowest pages take about 7 minutes)."""
 SMOKE = (
-    "docs/sft/packing-cross-contamination.md",
+    "docs/sft/assistant-only-mask-traps.md",
     "docs/debugging/verbose-logging-and-log-history.md",
-    "docs/preference/dpo-loss-stuck-ln2.md",
-    "docs/online-rl/grpo-zero-std-group.md",
-    "docs/rewards/rm-pad-token-pooling.md",
+    "docs/preference/dpo-unexpected-keyword-beta.md",
+    "docs/online-rl/grpo-length-bias-loss-type.md",
+    "docs/rewards/rm-num-labels.md",
     "docs/dynamics/grad-norm-logged-before-clipping.md",
     "docs/scale/chat-template-training-vs-generation.md",
 )
 """One page per chapter that `make test` runs on the real model (seed 0), besides checking the committed rows."""
+
+
+PENDING_FILE = pages.ROOT / "compat" / "real" / "pending.yaml"
+"""Pages not yet verified on the real model, each with the reason (``docs/<chapter>/<slug>.md: why``). The list
+only shrinks: a page in it that passes must leave it (tests/test_real.py)."""
+
+
+def pending() -> dict[str, str]:
+    import yaml
+
+    if not PENDING_FILE.is_file():
+        return {}
+    data = yaml.safe_load(PENDING_FILE.read_text(encoding="utf-8")) or {}
+    if not isinstance(data, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in data.items()):
+        raise ValueError(f"{PENDING_FILE.relative_to(pages.ROOT)}: a mapping 'docs/<chapter>/<slug>.md: reason'")
+    return data
 
 
 def result_path(page_id: str, chapter: str) -> pathlib.Path:
@@ -96,6 +112,9 @@ def stale(page: pages.Page, key: str) -> str | None:
         return f"recorded on TRL {rec.get('trl')}, installed {version('trl')}"
     if rec.get("model_key") != key:
         return f"recorded on model {rec.get('model_key')}, installed {key}"
+    timeouts = [seed for seed, s in rec.get("seeds", {}).items() if s.get("kind") in ("timeout", "crash")]
+    if timeouts:  # says nothing about the claim: a loaded machine, a killed worker
+        return f"seed {', '.join(timeouts)} timed out or crashed"
     return None
 
 

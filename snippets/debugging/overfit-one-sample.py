@@ -11,11 +11,9 @@ from trl import SFTConfig, SFTTrainer
 
 def overfit_one_sample(model, learning_rate, seed=0, steps=30):
     """Train on ONE conversation, repeated; return the loss logged at every step."""
-    sample = {
-        "messages": [
-            {"role": "user", "content": "What is the capital of France?"},
-            {"role": "assistant", "content": "The capital of France is Paris."},
-        ]
+    sample = {  # prompt/completion columns: the loss covers the answer with any chat template, no markers needed
+        "prompt": [{"role": "user", "content": "What is the capital of France?"}],
+        "completion": [{"role": "assistant", "content": "The capital of France is Paris."}],
     }
     args = SFTConfig(
         max_steps=steps,
@@ -23,7 +21,7 @@ def overfit_one_sample(model, learning_rate, seed=0, steps=30):
         learning_rate=learning_rate,  # high on purpose: we WANT to memorise
         lr_scheduler_type="constant",
         max_grad_norm=0.0,  # no clipping: nothing should slow the memorising down
-        assistant_only_loss=True,  # score the answer, the part the model must reproduce
+        completion_only_loss=True,  # score the answer, the part the model must reproduce (the default here)
         logging_steps=1,
         seed=seed,
         bf16=torch.cuda.is_available(),
@@ -55,10 +53,11 @@ def load(seed, frozen=False):
 
 def check(seed: int = 0) -> str:
     model = load(seed)
-    # A randomly initialised toy model needs a far higher rate than a pretrained one to memorise in 30 steps.
-    learning_rate = 1e-2 if model.num_parameters() < 10_000_000 else 1e-4
-    good = overfit_one_sample(model, learning_rate, seed)
-    bad = overfit_one_sample(load(seed, frozen=True), learning_rate, seed)
+    # A randomly initialised toy model needs a far higher rate and more steps than a pretrained one, which
+    # memorises one answer within a few steps at 1e-4 (8 steps keep the check short on a CPU).
+    learning_rate, steps = (1e-2, 40) if model.num_parameters() < 10_000_000 else (1e-4, 8)
+    good = overfit_one_sample(model, learning_rate, seed, steps)
+    bad = overfit_one_sample(load(seed, frozen=True), learning_rate, seed, steps)
     assert good[-1] < 0.1 * good[0], f"claim: a healthy setup memorises one sample, {good[0]:.3f} -> {good[-1]:.3f}"
     assert bad[-1] > 0.9 * bad[0], f"claim: with frozen weights the loss stays flat, {bad[0]:.3f} -> {bad[-1]:.3f}"
     return (

@@ -5,22 +5,25 @@ Page: docs/dynamics/batch-vs-gradient-accumulation.md (中文: docs/dynamics/bat
 """
 
 # --8<-- [start:fix]
-# One optimizer step over 16 sequences per device, either way: same effective batch, 4x less activation memory.
-BIG_BATCH = dict(per_device_train_batch_size=16, gradient_accumulation_steps=1)
-ACCUMULATED = dict(per_device_train_batch_size=4, gradient_accumulation_steps=4)
-# GRPO: keep a loss that normalises over the whole accumulated batch ("dapo", the default) so that the
-# accumulated gradient is the big-batch gradient; "bnpo" normalises each micro-batch on its own.
-GRPO_LOSS = dict(loss_type="dapo")
+import torch
+from trl import GRPOConfig
+
+grpo_config = GRPOConfig(
+    per_device_train_batch_size=4,  # instead of 16: 4x less activation memory
+    gradient_accumulation_steps=4,  # still 16 sequences per optimizer step
+    loss_type="dapo",  # the default: normalises over the whole accumulated batch ("bnpo" does not)
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
 
-import torch
 from datasets import Dataset
 from transformers import TrainerCallback, set_seed
-from trl import GRPOConfig, GRPOTrainer, SFTConfig, SFTTrainer
+from trl import GRPOTrainer, SFTConfig, SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 COMMON = dict(max_steps=1, max_grad_norm=0.0, logging_steps=1, save_strategy="no", bf16=torch.cuda.is_available())
@@ -49,12 +52,21 @@ def length_reward(completions, **kwargs):
     return [len(completion[0]["content"]) / 100 for completion in completions]
 
 
-def grpo_gradient(seed, batch, loss_type):
+def grpo_gradient(seed, **overrides):
     """The gradient of one GRPO step on 4 prompts x 4 completions; also the logged completion lengths."""
     set_seed(seed)
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(8)])
     capture = GradCapture()
-    args = GRPOConfig(num_generations=4, max_completion_length=64, loss_type=loss_type, seed=seed, **COMMON, **batch)
+    args = dataclasses.replace(
+        grpo_config,
+        num_generations=4,
+        max_completion_length=64,
+        seed=seed,
+        generation_batch_size=None,  # recomputed from the batch size: GRPOConfig rejects both being set
+        steps_per_generation=None,
+        **COMMON,
+        **overrides,
+    )
     trainer = GRPOTrainer(
         model=MODEL, reward_funcs=length_reward, args=args, train_dataset=prompts, callbacks=[capture]
     )
@@ -73,9 +85,9 @@ def check(seed: int = 0) -> str:
     sft = rel_diff(sft_acc, sft_big)
     assert sft < 1e-2, f"claim: SFT with bs=1 x GA=4 gives the bs=4 gradient (token mean over the step): {sft:.2e}"
 
-    big, lengths, big_args = grpo_gradient(seed, BIG_BATCH, **GRPO_LOSS)
-    acc, _, acc_args = grpo_gradient(seed, ACCUMULATED, **GRPO_LOSS)
-    bnpo, _, _ = grpo_gradient(seed, ACCUMULATED, loss_type="bnpo")
+    big, lengths, big_args = grpo_gradient(seed, per_device_train_batch_size=16, gradient_accumulation_steps=1)
+    acc, _, acc_args = grpo_gradient(seed)  # grpo_config as it is: 4 x 4, loss_type="dapo"
+    bnpo, _, _ = grpo_gradient(seed, loss_type="bnpo")  # 4 x 4, per-micro-batch normalisation
     assert lengths[0] < lengths[1], f"claim: the completions differ in length (needed to tell losses apart): {lengths}"
     assert (acc_args.steps_per_generation, acc_args.generation_batch_size) == (4, 16), (
         "claim: in GRPO gradient_accumulation_steps also sets steps_per_generation, so 16 completions per generation"

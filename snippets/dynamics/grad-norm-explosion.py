@@ -5,32 +5,25 @@ Page: docs/dynamics/grad-norm-explosion.md (中文: docs/dynamics/grad-norm-expl
 """
 
 # --8<-- [start:fix]
-import statistics
+import torch
+from trl import SFTConfig
 
-
-def grad_norm_spikes(log_history, factor=3.0):
-    """Steps whose logged (pre-clip) grad_norm is more than `factor` x the median of the steps before it."""
-    rows = [row for row in log_history if "grad_norm" in row]
-    return [
-        row["step"]
-        for i, row in enumerate(rows[1:], start=1)
-        if row["grad_norm"] > factor * statistics.median(r["grad_norm"] for r in rows[:i])
-    ]
-
-
-# The fix is the learning rate: back to the trainer's range (SFTConfig's default is 2e-5, GRPO/DPO use 1e-6),
-# keeping the default clipping (max_grad_norm=1.0) rather than switching it off.
-FIX = dict(learning_rate=2e-5, max_grad_norm=1.0)
+sft_config = SFTConfig(
+    learning_rate=2e-5,  # SFTConfig's default; GRPOConfig and DPOConfig default to 1e-6
+    max_grad_norm=1.0,  # the default clipping: keep it, but with AdamW it does not bound the step
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
+import statistics
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import SFTConfig, SFTTrainer
+from trl import SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 TEXTS = [
@@ -39,21 +32,21 @@ TEXTS = [
     "Answer yes or no. Yes.",
     "What is the capital of France? The capital of France is Paris.",
 ] * 4
-TOO_HIGH = 0.3  # sized to blow up the tiny test model within a few steps; on a real model far less is enough
+TOO_HIGH = 3e-2  # 1,500x SFTConfig's default: far too high for any pretrained model
 
 
-def train(seed, **config):
-    """16 AdamW steps (constant learning rate); return the per-step logs."""
+def train(seed, **overrides):
+    """8 AdamW steps at a constant learning rate; return the logged rows."""
     set_seed(seed)
-    args = SFTConfig(
-        lr_scheduler_type="constant",
+    args = dataclasses.replace(
+        sft_config,
+        lr_scheduler_type="constant",  # no decay, so every step runs at the rate under test
         per_device_train_batch_size=4,
-        max_steps=16,
+        max_steps=8,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
-        **config,
+        **overrides,
     )
     dataset = Dataset.from_list([{"text": text} for text in TEXTS])
     trainer = SFTTrainer(model=MODEL, args=args, train_dataset=dataset)
@@ -61,32 +54,38 @@ def train(seed, **config):
     return [row for row in trainer.state.log_history if "grad_norm" in row]
 
 
-def summary(rows):
-    first_gn, first_loss = rows[0]["grad_norm"], rows[0]["loss"]
-    return {
-        "gn_ratio": max(r["grad_norm"] for r in rows) / first_gn,
-        "loss_rise": max(r["loss"] for r in rows) - first_loss,
-        "spikes": grad_norm_spikes(rows),
-    }
+def grad_norm_spikes(rows, factor=2.0):
+    """Steps after the first whose logged (pre-clip) grad_norm is over `factor` x the median of those steps. The
+    first step is left out: fine-tuning on new data often starts with the largest gradient of the run."""
+    later = rows[1:]
+    median = statistics.median(row["grad_norm"] for row in later)
+    return [row["step"] for row in later if row["grad_norm"] > factor * median]
+
+
+def peak(rows):
+    return max(row["grad_norm"] for row in rows[1:])
 
 
 def check(seed: int = 0) -> str:
     unclipped = train(seed, learning_rate=TOO_HIGH, max_grad_norm=0.0)  # 0 switches clipping off
-    clipped = train(seed, learning_rate=TOO_HIGH)  # default clipping, max_grad_norm=1.0
-    fixed = train(seed, **FIX)
-    u, c, f = summary(unclipped), summary(clipped), summary(fixed)
+    clipped = train(seed, learning_rate=TOO_HIGH)  # the default clipping, max_grad_norm=1.0
+    fixed = train(seed)  # sft_config as it is: learning rate 2e-5
+    ratio_u, ratio_c = peak(unclipped) / peak(fixed), peak(clipped) / peak(fixed)
 
-    assert u["gn_ratio"] > 2.5 and u["loss_rise"] > 0.5, f"claim: a too-high lr makes grad_norm and loss spike: {u}"
-    assert c["gn_ratio"] > 2.5 and c["loss_rise"] > 0.5, f"claim: default clipping does not prevent the spike: {c}"
-    assert c["spikes"], f"claim: grad_norm_spikes finds the spike: {c}"
-    assert abs(clipped[1]["loss"] - unclipped[1]["loss"]) < 1e-3 * unclipped[1]["loss"], (
-        "claim: with AdamW the first update is the same with or without clipping (Adam divides out the scale)"
+    assert ratio_u > 2, f"claim: a too-high lr makes grad_norm spike: peak {ratio_u:.1f}x the fix run's"
+    assert ratio_c > 2, f"claim: the default clipping does not prevent the spike: peak {ratio_c:.1f}x the fix run's"
+    assert grad_norm_spikes(clipped), "claim: the too-high rate's grad_norm jumps within its own run"
+    after_clip, after_noclip = clipped[1]["loss"], unclipped[1]["loss"]
+    assert abs(after_clip - after_noclip) < 0.02 * after_noclip, (
+        "claim: with AdamW the first update is nearly the same with or without clipping (Adam divides out the "
+        f"scale): loss after it {after_clip:.3f} vs {after_noclip:.3f}"
     )
-    assert f["gn_ratio"] < 2.0 and f["loss_rise"] < 0.05 and not f["spikes"], f"claim: a lower lr has no spike: {f}"
+    assert not grad_norm_spikes(fixed), f"claim: at 2e-5 grad_norm has no spike: {[r['grad_norm'] for r in fixed]}"
     return (
-        f"lr {TOO_HIGH}: max/first grad_norm {u['gn_ratio']:.1f} unclipped, {c['gn_ratio']:.1f} clipped at 1.0; "
-        f"loss rose by {u['loss_rise']:.2f} / {c['loss_rise']:.2f}; lr {FIX['learning_rate']}: ratio "
-        f"{f['gn_ratio']:.2f}, loss rise {f['loss_rise']:.3f}, spikes {f['spikes']} (high lr: {c['spikes']})"
+        f"lr {TOO_HIGH}: peak grad_norm {peak(unclipped):.1f} unclipped, {peak(clipped):.1f} clipped at 1.0 "
+        f"(spikes at steps {grad_norm_spikes(clipped)}), loss {clipped[0]['loss']:.2f} -> max "
+        f"{max(r['loss'] for r in clipped):.2f}; lr {fixed[0]['learning_rate']}: peak {peak(fixed):.2f}, loss "
+        f"{fixed[0]['loss']:.2f} -> max {max(r['loss'] for r in fixed[1:]):.2f}"
     )
 
 

@@ -5,18 +5,26 @@ Page: docs/dynamics/lr-schedule-default-linear.md (中文: docs/dynamics/lr-sche
 """
 
 # --8<-- [start:fix]
+import torch
+from trl import GRPOConfig
+
 # Cosine decay with a linear warm-up over the first 10% of steps (in transformers 5 a warmup_steps below 1 is a
-# ratio; warmup_ratio is gone). Pass it to GRPOConfig / DPOConfig / SFTConfig like any other argument.
-COSINE = dict(lr_scheduler_type="cosine", warmup_steps=0.1)
+# ratio; warmup_ratio is gone). The same two arguments work in DPOConfig and SFTConfig.
+grpo_config = GRPOConfig(
+    lr_scheduler_type="cosine",
+    warmup_steps=0.1,
+    learning_rate=1e-6,  # GRPOConfig's default peak, written down
+    bf16=torch.cuda.is_available(),
+)
 # To hold the rate instead (TRL's default is NOT this): lr_scheduler_type="constant".
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import math
 import os
 
-import torch
 from datasets import Dataset
 from transformers import TrainerCallback, set_seed
 from trl import DPOConfig, GRPOConfig, GRPOTrainer, SFTConfig
@@ -45,21 +53,22 @@ def length_reward(completions, **kwargs):
     return [min(len(completion[0]["content"]), 32) / 32 for completion in completions]
 
 
-def train(seed, **schedule):
-    """STEPS GRPO steps at GRPOConfig's default learning rate; return the logged learning rates and late movement."""
+def train(config, seed):
+    """STEPS GRPO steps with `config`'s schedule and rate; return the logged learning rates and late movement."""
     set_seed(seed)
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(16)])
     movement = Movement()
-    args = GRPOConfig(
+    args = dataclasses.replace(
+        config,  # only sized down for a CPU check: the schedule and the peak rate are the config's own
         num_generations=4,
         per_device_train_batch_size=4,
+        generation_batch_size=None,  # derived by __post_init__: reset, or replace() refuses the config
+        steps_per_generation=None,
         max_completion_length=8,
         max_steps=STEPS,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
-        **schedule,
     )
     trainer = GRPOTrainer(
         model=MODEL, reward_funcs=length_reward, args=args, train_dataset=prompts, callbacks=[movement]
@@ -73,10 +82,12 @@ def check(seed: int = 0) -> str:
         assert default(config_cls, "lr_scheduler_type") == "linear", f"claim: {config_cls.__name__} decays linearly"
         assert default(config_cls, "warmup_steps") == 0, f"claim: {config_cls.__name__} has no warm-up"
     peak = default(GRPOConfig, "learning_rate")
+    assert grpo_config.learning_rate == peak, "the three runs below compare schedules at the same peak rate"
 
-    linear, linear_late = train(seed)
-    cosine, cosine_late = train(seed, **COSINE)
-    constant, constant_late = train(seed, lr_scheduler_type="constant")
+    untouched = GRPOConfig(bf16=grpo_config.bf16)  # the symptom: no schedule set, TRL's defaults
+    linear, linear_late = train(untouched, seed)
+    cosine, cosine_late = train(grpo_config, seed)
+    constant, constant_late = train(GRPOConfig(lr_scheduler_type="constant", bf16=grpo_config.bf16), seed)
 
     expected = [peak * (STEPS - step) / STEPS for step in range(STEPS)]  # logged before each step's update
     assert all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(linear, expected)), (

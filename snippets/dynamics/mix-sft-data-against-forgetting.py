@@ -4,7 +4,9 @@ Page: docs/dynamics/mix-sft-data-against-forgetting.md (中文: docs/dynamics/mi
 """
 
 # --8<-- [start:fix]
+import torch
 from datasets import interleave_datasets
+from trl import DPOConfig
 
 
 def as_anchor_rows(sft_rows):
@@ -22,18 +24,22 @@ def mix_in_sft(pairs, sft_rows, share=0.1, seed=0):
     return interleave_datasets([pairs, as_anchor_rows(sft_rows)], probabilities=[1 - share, share], seed=seed)
 
 
-FIX = {"loss_type": ["sigmoid", "sft"]}  # DPOConfig(**FIX, ...): DPO loss + NLL of every chosen completion
+dpo_config = DPOConfig(
+    loss_type=["sigmoid", "sft"],  # the DPO loss + the NLL of every chosen completion, general rows included
+    learning_rate=1e-6,
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
 import tempfile
 
-import torch
 from datasets import Dataset
 from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
-from trl import DPOConfig, DPOTrainer, SFTConfig, SFTTrainer
+from trl import DPOTrainer, SFTConfig, SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -118,19 +124,18 @@ def sft_start(seed, out):
     trainer.save_model(out)
 
 
-def dpo(start, data, seed, out, **overrides):
-    """Eight DPO steps from the SFT model (policy and reference both load from `start`)."""
+def dpo(config, start, data, seed, out):
+    """Eight DPO steps with `config` from the SFT model (policy and reference both load from `start`)."""
     set_seed(seed)
-    args = DPOConfig(
-        learning_rate=1e-2,  # sized for the tiny test model and an 8-step check
+    args = dataclasses.replace(
+        config,
+        learning_rate=1e-2,  # far above 1e-6 on purpose: 8 steps must visibly damage the tiny test model
         per_device_train_batch_size=8,
         max_steps=8,
         lr_scheduler_type="constant",
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
-        **overrides,
     )
     trainer = DPOTrainer(model=start, args=args, train_dataset=data)
     trainer.train()
@@ -144,10 +149,11 @@ def check(seed: int = 0) -> str:
         start = os.path.join(tmp, "sft")
         sft_start(seed, start)
         base = general_nll(start)
-        plain, plain_margin = dpo(start, PAIRS, seed, os.path.join(tmp, "plain"))
-        rpo, _ = dpo(start, PAIRS, seed, os.path.join(tmp, "rpo"), **FIX)
+        plain_config = DPOConfig(bf16=dpo_config.bf16)  # the symptom: loss_type="sigmoid" only, the default
+        plain, plain_margin = dpo(plain_config, start, PAIRS, seed, os.path.join(tmp, "plain"))
+        rpo, _ = dpo(dpo_config, start, PAIRS, seed, os.path.join(tmp, "rpo"))
         mixed = mix_in_sft(PAIRS, GENERAL, share=0.1, seed=seed)
-        anchored, anchored_margin = dpo(start, mixed, seed, os.path.join(tmp, "anchored"), **FIX)
+        anchored, anchored_margin = dpo(dpo_config, start, mixed, seed, os.path.join(tmp, "anchored"))
     assert plain > base + 1.0, f"claim: plain DPO raises general NLL (forgetting): {base:.2f} -> {plain:.2f}"
     assert anchored - base < 0.5 * (plain - base), (
         f"claim: the sft term with ~10% general rows forgets far less: {base:.2f} -> {anchored:.2f} vs {plain:.2f}"

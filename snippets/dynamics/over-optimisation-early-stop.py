@@ -5,7 +5,9 @@ Page: docs/dynamics/over-optimisation-early-stop.md (中文: docs/dynamics/over-
 """
 
 # --8<-- [start:fix]
+import torch
 from transformers import EarlyStoppingCallback
+from trl import GRPOConfig
 
 
 def gold(completions, completion_ids, **kwargs):
@@ -21,23 +23,25 @@ def gold(completions, completion_ids, **kwargs):
     return scores
 
 
-EARLY_STOP = {  # GRPOConfig(**EARLY_STOP, ...), with reward_funcs=[proxy, gold] and an eval_dataset
-    "reward_weights": [1.0, 0.0],  # train on the proxy only; gold is just logged
-    "eval_strategy": "steps",
-    "eval_steps": 2,
-    "metric_for_best_model": "rewards/gold/mean",  # read as eval_rewards/gold/mean; higher is better
-}
-CALLBACKS = [EarlyStoppingCallback(early_stopping_patience=1)]
+grpo_config = GRPOConfig(  # with reward_funcs=[proxy, gold] and an eval_dataset
+    learning_rate=1e-6,
+    reward_weights=[1.0, 0.0],  # train on the proxy only; gold is just logged
+    eval_strategy="steps",
+    eval_steps=50,
+    metric_for_best_model="rewards/gold/mean",  # read as eval_rewards/gold/mean; higher is better
+    bf16=torch.cuda.is_available(),
+)
+early_stop = EarlyStoppingCallback(early_stopping_patience=1)  # GRPOTrainer(..., callbacks=[early_stop])
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -57,19 +61,21 @@ def proxy(completions, **kwargs):
 def train(seed, callbacks=None):
     """Up to 12 GRPO steps on the proxy, evaluating proxy and gold on held-out prompts every 2 steps."""
     set_seed(seed)
-    args = GRPOConfig(
+    args = dataclasses.replace(
+        grpo_config,
+        learning_rate=1e-1,  # far above 1e-6 on purpose: the tiny test model over-optimises within a dozen steps
         num_generations=4,
         per_device_train_batch_size=8,
+        generation_batch_size=None,  # derived by __post_init__: reset, or replace() refuses the config
+        steps_per_generation=None,
         per_device_eval_batch_size=16,
         max_completion_length=12,
         max_steps=12,
-        learning_rate=1e-1,  # high on purpose: the tiny model over-optimises within a dozen steps
+        eval_steps=2,  # 6 evaluations within the 12 steps
         lr_scheduler_type="constant",
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
-        **EARLY_STOP,
     )
     trainer = GRPOTrainer(
         model=MODEL,
@@ -90,7 +96,7 @@ def check(seed: int = 0) -> str:
     assert proxy_curve[-1] > proxy_curve[peak], f"claim: the proxy keeps rising past the gold peak: {proxy_curve}"
     assert gold_curve[-1] < max(gold_curve) - 0.05, f"claim: the gold measure falls after its peak: {gold_curve}"
 
-    stopped_at, _, stopped_gold = train(seed, callbacks=CALLBACKS)
+    stopped_at, _, stopped_gold = train(seed, callbacks=[early_stop])
     assert stopped_at < steps, f"claim: EarlyStoppingCallback ends the run early: step {stopped_at} of {steps}"
     assert stopped_gold[-1] > gold_curve[-1] + 0.02, (
         f"claim: the stopped model beats the full run on gold: {stopped_gold[-1]:.3f} vs {gold_curve[-1]:.3f}"

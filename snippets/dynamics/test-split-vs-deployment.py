@@ -34,7 +34,7 @@ TEMPLATES = [  # (question, answer): every row of a template is a near-duplicate
     ("How do I get to {x}?", "Take the train to {x} and walk from the station."),
     ("Describe {x} in one line.", "One line on {x}: quiet streets and good food."),
 ]
-PLACES = ["Lyon", "Porto", "Kyoto", "Oslo", "Quito", "Cairo", "Perth", "Lima", "Riga", "Hanoi", "Dakar", "Bern"]
+PLACES = ["Lyon", "Porto", "Kyoto", "Oslo", "Quito", "Cairo", "Perth", "Lima"]
 ROWS = Dataset.from_list(
     [
         {
@@ -53,11 +53,13 @@ def check(seed: int = 0) -> str:
     seen, unseen = split_by_group(ROWS, "template", test_groups={4, 5})  # two templates never trained on
     shuffled = seen.train_test_split(test_size=0.25, seed=seed)  # the usual random split of the rest
     args = SFTConfig(
-        learning_rate=1e-2,  # sized for the tiny test model and a 15-step check
-        per_device_train_batch_size=12,
-        per_device_eval_batch_size=24,
-        max_steps=15,
+        learning_rate=2e-3,  # high: 30 steps must teach the templates to the tiny test model too
+        per_device_train_batch_size=8,
+        per_device_eval_batch_size=16,
+        max_steps=30,
         lr_scheduler_type="constant",
+        eval_strategy="steps",  # both test sets, every 5 steps
+        eval_steps=5,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
@@ -72,14 +74,17 @@ def check(seed: int = 0) -> str:
     before = trainer.evaluate()
     trainer.train()
     after = trainer.evaluate()
-    gap_before = before["eval_new_templates_loss"] - before["eval_random_split_loss"]
-    gap_after = after["eval_new_templates_loss"] - after["eval_random_split_loss"]
-    assert abs(gap_before) < 0.1, f"claim: before training both test sets score alike: gap {gap_before:.3f}"
-    assert gap_after > 0.5, f"claim: after training the random split looks far better than new templates: {after}"
+    random_gain = before["eval_random_split_loss"] - after["eval_random_split_loss"]
+    new_gain = before["eval_new_templates_loss"] - after["eval_new_templates_loss"]
+    assert random_gain > 0.5, f"claim: training lowers the loss on the random split: {before} -> {after}"
+    assert random_gain > new_gain + 0.5, (
+        f"claim: the random split improves far more than prompts from unseen templates: "
+        f"{random_gain:.2f} vs {new_gain:.2f} nats"
+    )
     return (
-        f"eval loss after 15 steps: random split {after['eval_random_split_loss']:.2f}, "
-        f"held-out templates {after['eval_new_templates_loss']:.2f} (both ~{before['eval_random_split_loss']:.2f} "
-        "before training)"
+        f"eval loss before -> after {args.max_steps} steps: random split {before['eval_random_split_loss']:.2f} -> "
+        f"{after['eval_random_split_loss']:.2f}, held-out templates {before['eval_new_templates_loss']:.2f} -> "
+        f"{after['eval_new_templates_loss']:.2f}"
     )
 
 

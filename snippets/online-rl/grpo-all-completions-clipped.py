@@ -4,21 +4,27 @@ Page: docs/online-rl/grpo-all-completions-clipped.md (中文: docs/online-rl/grp
 """
 
 # --8<-- [start:fix]
-# Measure how long finished answers are on a few of your prompts, then set the limit above that.
-# (The default is 512 tokens since TRL 1.10, 256 before; the Evidence's answers need more than 10, the symptom run 8.)
-FIX = {"max_completion_length": 24}
+import torch
+from trl import GRPOConfig
+
+# Measure how long finished answers are on a few of your prompts, then set the limit above that
+# (the default is 512 tokens since TRL 1.10, 256 before).
+grpo_config = GRPOConfig(
+    max_completion_length=1024,  # room for the longest finished answer you measured
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
 
-import torch
 import trl
 from datasets import Dataset
 from packaging.version import Version
 from transformers import AutoTokenizer, set_seed
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 EOS = AutoTokenizer.from_pretrained(MODEL).eos_token_id
@@ -33,18 +39,19 @@ def train(seed, max_completion_length):
     """Two GRPO steps; return {metric: [value per step]} for the completion-length and reward metrics."""
     set_seed(seed)
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(8)])
-    args = GRPOConfig(
+    args = dataclasses.replace(
+        grpo_config,
         max_completion_length=max_completion_length,
         # Script the answer length so the check behaves the same on any model:
         # no EOS before 10 new tokens, then EOS is strongly favoured.
         generation_kwargs={"min_new_tokens": 10, "sequence_bias": [[[EOS], 6.0]]},
         num_generations=4,
         per_device_train_batch_size=4,
+        generation_batch_size=None,  # GRPOConfig derived it from the Fix's batch size: derive it again
         max_steps=2,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
     )
     trainer = GRPOTrainer(model=MODEL, reward_funcs=finished_answer, args=args, train_dataset=prompts)
     trainer.train()
@@ -68,7 +75,9 @@ def check(seed: int = 0) -> str:
     assert bad["frac_reward_zero_std"] == [1.0, 1.0], "claim: every group has identical rewards"
     assert max(bad["grad_norm"]) == 0.0, "claim: all-clipped groups give zero advantages, hence no gradient"
 
-    good = train(seed, **FIX)
+    # The scripted answers end a few tokens after the 10th: 24 is room enough here, and keeps the CPU check short
+    # (a sample that never ended would otherwise be generated to the Fix's 1024 tokens).
+    good = train(seed, max_completion_length=24)
     assert max(good["completions/clipped_ratio"]) <= 0.25, f"claim: room to finish ends most answers, got {good}"
     assert min(good["reward"]) > max(bad["reward"]), "claim: finished answers can now be scored"
     return (

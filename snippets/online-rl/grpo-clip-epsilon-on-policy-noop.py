@@ -4,21 +4,30 @@ Page: docs/online-rl/grpo-clip-epsilon-on-policy-noop.md (中文: docs/online-rl
 """
 
 # --8<-- [start:fix]
+import torch
+from trl import GRPOConfig
+
 # On-policy (the default num_iterations=1) there is nothing to fix: the clip cannot act.
 # Reuse each generation for several updates, and the clip range is what keeps those updates safe:
-FIX = {"num_iterations": 4, "epsilon": 0.2, "epsilon_high": 0.28}  # pass as GRPOConfig(**FIX, ...)
+grpo_config = GRPOConfig(
+    num_iterations=4,  # four updates per generation batch: the later ones are off-policy
+    epsilon=0.2,
+    epsilon_high=0.28,  # clip-higher: a wider upper bound than the lower one
+    learning_rate=1e-6,
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import math
 import os
 import string
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 CLIP_KEYS = ("clip_ratio/low_mean", "clip_ratio/high_mean", "clip_ratio/region_mean")
@@ -35,16 +44,17 @@ def train(seed, **overrides):
     set_seed(seed)
     questions = ["Say hi.", "Count to three.", "Name a colour.", "Answer yes or no."] * 2
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": q}]} for q in questions])
-    args = GRPOConfig(
+    args = dataclasses.replace(
+        grpo_config,
         num_generations=8,
         per_device_train_batch_size=8,
+        generation_batch_size=None,  # GRPOConfig derived it from the Fix's batch size: derive it again
         max_completion_length=8,
         max_steps=3,
-        learning_rate=3e-2,  # sized so a 3-step check moves the policy; TRL's default 1e-6 barely moves it
+        learning_rate=3e-2,  # far above the Fix's 1e-6: three CPU steps must move even the tiny test model
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
         **overrides,
     )
     trainer = GRPOTrainer(model=MODEL, reward_funcs=symbol_share, args=args, train_dataset=prompts)
@@ -57,14 +67,14 @@ def check(seed: int = 0) -> str:
     defaults = (GRPOConfig.epsilon, GRPOConfig.epsilon_high, GRPOConfig.delta, GRPOConfig.num_iterations)
     assert defaults == (0.2, None, None, 1), f"claim: GRPO clipping defaults are (0.2, None, None, 1), got {defaults}"
 
-    on_policy = train(seed)
+    on_policy = train(seed, num_iterations=1, epsilon=0.2, epsilon_high=None)  # the defaults
     assert all(v == 0.0 for k in CLIP_KEYS for v in on_policy[k]), f"claim: on-policy never clips, got {on_policy}"
     assert max(on_policy["grad_norm"]) > 0, "claim: the on-policy run does update the policy"
-    tight = train(seed, epsilon=0.01, epsilon_high=0.01)
+    tight = train(seed, num_iterations=1, epsilon=0.01, epsilon_high=0.01)
     same = [math.isclose(a, b, rel_tol=1e-4) for k in ("loss", "grad_norm") for a, b in zip(tight[k], on_policy[k])]
     assert all(same), f"claim: on-policy, a tighter clip changes nothing: {tight} vs {on_policy}"
 
-    off_policy = train(seed, **FIX)
+    off_policy = train(seed)  # the Fix's num_iterations=4
     assert max(off_policy["clip_ratio/region_mean"]) > 0.05, f"claim: reused generations get clipped: {off_policy}"
     return (
         f"num_iterations=1: clip_ratio/region_mean {on_policy['clip_ratio/region_mean']}, epsilon 0.01 gives the same "

@@ -5,23 +5,29 @@ Page: docs/online-rl/grpo-entropy-collapse-entropy-coef.md
 """
 
 # --8<-- [start:fix]
-# GRPO's own entropy bonus: loss = policy loss - entropy_coef * mean token entropy (default 0.0, off).
-# 0.5 is sized for the 6-step toy run below; use_adaptive_entropy=True is the adaptive variant.
-FIX = {"entropy_coef": 0.5}  # pass as GRPOConfig(**FIX, ...)
+import torch
+from trl import GRPOConfig
+
+# GRPO's own entropy bonus (TRL 1.8+): loss = policy loss - entropy_coef * mean token entropy (default 0.0, off).
+grpo_config = GRPOConfig(
+    entropy_coef=0.01,  # a starting point: raise it while `entropy` still falls; use_adaptive_entropy=True adapts it
+    learning_rate=1e-6,
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import importlib.util
 import os
 import string
 
-import torch
 import trl
 from datasets import Dataset
 from packaging.version import Version
 from transformers import set_seed
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -37,17 +43,18 @@ def train(seed, **overrides):
     set_seed(seed)
     questions = ["Say hi.", "Count to three.", "Name a colour.", "Answer yes or no."] * 2
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": q}]} for q in questions])
-    args = GRPOConfig(
+    args = dataclasses.replace(
+        grpo_config,
         num_generations=4,
         per_device_train_batch_size=16,
+        generation_batch_size=None,  # GRPOConfig derived it from the Fix's batch size: derive it again
         max_completion_length=8,
         max_steps=6,
-        learning_rate=5e-2,  # sized so a 6-step check shows the drift; TRL's default 1e-6 barely moves it
+        learning_rate=5e-2,  # far above the Fix's 1e-6: six CPU steps must move even the tiny test model
         lr_scheduler_type="constant",
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
         **overrides,
     )
     trainer = GRPOTrainer(model=MODEL, reward_funcs=symbol_share, args=args, train_dataset=prompts)
@@ -65,12 +72,12 @@ def check(seed: int = 0) -> str:
     defaults += (GRPOConfig.top_entropy_quantile, GRPOConfig.epsilon_high, GRPOConfig.beta)
     assert defaults == (0.0, False, 0.2, 1.0, None, 0.0), f"claim: the table's GRPO defaults, got {defaults}"
 
-    bad = train(seed)
+    bad = train(seed, entropy_coef=0.0)  # the default: no bonus
     fall = bad["entropy"][0] - bad["entropy"][-1]
     assert fall > 0.3, f"claim: a narrow reward pulls entropy down by more than 0.3 nats: {bad['entropy']}"
     assert bad["entropy_coef"] == [], "claim: entropy_coef is not logged while the bonus is off"
 
-    good = train(seed, **FIX)
+    good = train(seed, entropy_coef=0.5)  # a bonus strong enough to act within six steps at this learning rate
     assert good["entropy_coef"] == [0.5] * 6, f"claim: entropy_coef is logged at every step: {good['entropy_coef']}"
     assert good["entropy"][-1] > bad["entropy"][-1] + 0.3 * fall, (
         f"claim: entropy_coef=0.5 keeps entropy up: {good['entropy']} vs {bad['entropy']}"

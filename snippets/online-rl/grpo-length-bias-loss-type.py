@@ -4,20 +4,25 @@ Page: docs/online-rl/grpo-length-bias-loss-type.md (中文: docs/online-rl/grpo-
 """
 
 # --8<-- [start:fix]
-# TRL's default (0.29 to 1.16) is already "dapo"; "dr_grpo" and "bnpo" also weigh every token the same.
-# Recipes written for older TRL versions often set loss_type="grpo": remove it, or set a length-neutral one.
-FIX = {"loss_type": "dapo"}  # pass as GRPOConfig(**FIX, ...)
+import torch
+from trl import GRPOConfig
+
+grpo_config = GRPOConfig(
+    loss_type="dapo",  # TRL's default since 0.29; remove any loss_type="grpo" left from an old recipe
+    learning_rate=1e-6,
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import math
 import os
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 MAX_COMPLETION_LENGTH = 8
@@ -30,28 +35,30 @@ def zero_reward(completions, **kwargs):
     return [0.0] * len(completions)
 
 
-def token_weights(loss_type, seed):
+def token_weights(loss_type, seed, lengths=LENGTHS, advantages=ADVANTAGES, batch_tokens=None):
     """d(loss)/d(log-prob of one token) for each completion, read from TRL's own GRPOTrainer._compute_loss.
 
     On-policy (ratio 1) every token's gradient is -advantage x (the weight the loss aggregation gives it),
     so this is exactly how strongly each token of each completion is pushed up or down.
+    batch_tokens: the tokens of the whole generation batch, when this micro-batch is only part of it.
     """
     set_seed(seed)
-    args = GRPOConfig(
-        loss_type=loss_type,
+    args = dataclasses.replace(
+        grpo_config,
+        loss_type=loss_type,  # each aggregation in turn, to compare them
         num_generations=2,
-        per_device_train_batch_size=len(LENGTHS),
+        per_device_train_batch_size=len(lengths),
+        generation_batch_size=None,  # GRPOConfig derived it from the old batch size: let it derive it again
         max_completion_length=MAX_COMPLETION_LENGTH,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
     )
     prompts = Dataset.from_list([{"prompt": "Hi"}] * 4)
     trainer = GRPOTrainer(model=MODEL, reward_funcs=zero_reward, args=args, train_dataset=prompts)
     trainer.model.eval()  # evaluation mode: no gradient-accumulation scaling; the aggregation is the same
 
-    n, t = len(LENGTHS), MAX_COMPLETION_LENGTH
-    mask = torch.tensor([[1] * length + [0] * (t - length) for length in LENGTHS])
+    n, t = len(lengths), MAX_COMPLETION_LENGTH
+    mask = torch.tensor([[1] * length + [0] * (t - length) for length in lengths])
     logps = torch.zeros(n, t, requires_grad=True)  # stand-in log-probs; only their gradient matters
     real_forward = trainer._get_per_token_logps_and_entropies
 
@@ -65,11 +72,11 @@ def token_weights(loss_type, seed):
         "prompt_mask": torch.ones(n, 1, dtype=torch.long),
         "completion_ids": torch.ones(n, t, dtype=torch.long),
         "completion_mask": mask,
-        "advantages": torch.tensor(ADVANTAGES),
-        "num_items_in_batch": mask.sum(),
+        "advantages": torch.tensor(advantages),
+        "num_items_in_batch": mask.sum() if batch_tokens is None else torch.tensor(batch_tokens),
     }
     trainer._compute_loss(trainer.model, inputs).backward()
-    return [-logps.grad[i, 0].item() / ADVANTAGES[i] for i in range(n)]  # per-token weight, sign removed
+    return [-logps.grad[i, 0].item() / advantages[i] for i in range(n)]  # per-token weight, sign removed
 
 
 def check(seed: int = 0) -> str:
@@ -92,9 +99,27 @@ def check(seed: int = 0) -> str:
         f"claim: dr_grpo divides by rows in the micro-batch x max_completion_length (1/32), "
         f"not num_generations x max_completion_length (1/16): got {dr}"
     )
+
+    # bnpo averages over the tokens of one micro-batch only: split the same batch into two micro-batches of
+    # unequal token counts (as gradient accumulation or a second process does) and its weights drift apart.
+    halves = {"short pair": (2, 2), "long pair": (8, 8)}  # 4 and 16 tokens; 20 in the generation batch
+    split = {
+        lt: {
+            name: token_weights(lt, seed, lengths, (1.0, -1.0), batch_tokens=20)[0] for name, lengths in halves.items()
+        }
+        for lt in ("bnpo", "dapo")
+    }
+    bnpo_ratio = split["bnpo"]["short pair"] / split["bnpo"]["long pair"]
+    assert math.isclose(bnpo_ratio, 4.0, rel_tol=1e-5), (
+        f"claim: across micro-batches bnpo weighs a token 1/(tokens of its micro-batch), 16/4 = 4x apart: {split}"
+    )
+    assert math.isclose(split["dapo"]["short pair"], split["dapo"]["long pair"], rel_tol=1e-5), (
+        f"claim: dapo divides by the tokens of the whole generation batch, the same in every micro-batch: {split}"
+    )
     return (
         f"per-token weight (short right, long wrong, long right, short wrong): grpo {[round(x, 4) for x in g]}; "
         + "; ".join(f"{lt} {round(w[0], 4)}" for lt, w in fixed.items())
+        + f"; split into micro-batches of 4 and 16 tokens: bnpo weights {bnpo_ratio:.1f}x apart, dapo equal"
     )
 
 

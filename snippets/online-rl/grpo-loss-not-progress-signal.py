@@ -4,20 +4,25 @@ Page: docs/online-rl/grpo-loss-not-progress-signal.md (中文: docs/online-rl/gr
 """
 
 # --8<-- [start:fix]
-# Nothing is broken, so the "fix" is what to read instead of `loss`:
-WATCH = ("reward", "reward_std", "frac_reward_zero_std", "grad_norm")
-# If you want a loss that moves, add the KL penalty: the logged loss then is ~beta * kl.
-FIX = {"beta": 0.1}  # pass as GRPOConfig(**FIX, ...)
+import torch
+from trl import GRPOConfig
+
+# Nothing is broken: watch reward, reward_std, frac_reward_zero_std and grad_norm instead of loss.
+# If you want a loss that moves, add the KL penalty: the logged loss then is about beta * kl.
+grpo_config = GRPOConfig(
+    beta=0.04,
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
 
-import torch
 from datasets import Dataset
 from transformers import AutoModelForCausalLM, set_seed
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -27,24 +32,28 @@ def longer_is_better(completions, **kwargs):
     return [float(len(completion[0]["content"])) for completion in completions]
 
 
-def train(seed, **overrides):
+WATCH = ("reward", "reward_std", "frac_reward_zero_std", "grad_norm")
+
+
+def train(seed, **changes):
     """Two GRPO steps; return the logged metrics and how far the weights moved."""
     set_seed(seed)
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(12)])
-    args = GRPOConfig(
+    args = dataclasses.replace(
+        grpo_config,
         # On-policy defaults (num_iterations=1). loss_type="grpo" makes the cancellation exact;
         # the default "dapo" cancels exactly only when all completions have the same length.
         loss_type="grpo",
         num_generations=4,
         per_device_train_batch_size=4,
+        generation_batch_size=None,  # GRPOConfig derived it from the old batch size: let it derive it again
         max_completion_length=8,
         max_steps=2,
-        learning_rate=1e-3,  # sized so that two steps move the weights measurably
+        learning_rate=1e-3,  # far above a real run's 1e-6: two CPU steps must move the weights measurably
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
-        **overrides,
+        **changes,
     )
     model = AutoModelForCausalLM.from_pretrained(MODEL)
     before = [p.detach().cpu().clone() for p in model.parameters()]
@@ -56,20 +65,22 @@ def train(seed, **overrides):
 
 
 def check(seed: int = 0) -> str:
-    bad = train(seed)  # beta=0.0, the default
+    bad = train(seed, beta=0.0)  # the default
     assert all(abs(x) < 1e-6 for x in bad["loss"]), f"claim: with beta=0 the logged loss is ~0, got {bad['loss']}"
     assert min(bad["grad_norm"]) > 0.0, f"claim: the gradient is not zero, got grad_norm {bad['grad_norm']}"
     assert bad["weights_moved"] > 0.0, "claim: the weights change although the loss reads 0"
     assert bad["kl"] == [], "claim: kl is only logged when beta > 0"
 
-    good = train(seed, **FIX)
+    good = train(seed)  # beta=0.04
+    beta = grpo_config.beta
     assert abs(good["loss"][0]) < 1e-6 and abs(good["kl"][0]) < 1e-6, f"claim: step 1 has kl 0: {good}"
     loss, kl = good["loss"][1], good["kl"][1]
     assert kl > 0.0 and loss > 0.0, f"claim: after step 1 the KL term is positive: loss {loss}, kl {kl}"
-    assert abs(loss - 0.1 * kl) <= 0.05 * 0.1 * kl, f"claim: the logged loss is beta * kl: {loss} vs {0.1 * kl}"
+    assert abs(loss - beta * kl) <= 0.05 * beta * kl, f"claim: the logged loss is beta * kl: {loss} vs {beta * kl}"
     return (
         f"beta=0: loss {[f'{x:.1g}' for x in bad['loss']]} while grad_norm {[round(x, 2) for x in bad['grad_norm']]} "
-        f"and reward {bad['reward']}; beta=0.1: loss {[f'{x:.2g}' for x in good['loss']]} = 0.1*kl"
+        f"and reward {bad['reward']}; beta={beta}: loss {[f'{x:.2g}' for x in good['loss']]} "
+        f"= {beta} * kl {[f'{x:.2g}' for x in good['kl']]}"
     )
 
 

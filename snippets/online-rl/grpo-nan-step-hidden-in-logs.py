@@ -4,21 +4,28 @@ Page: docs/online-rl/grpo-nan-step-hidden-in-logs.md (中文: docs/online-rl/grp
 """
 
 # --8<-- [start:fix]
+import torch
+from trl import GRPOConfig
+
 # While debugging: one log line per step, and let a NaN loss reach the logs instead of a running-average stand-in.
-DEBUG_LOGGING = dict(logging_steps=1, logging_nan_inf_filter=False)  # GRPOConfig(..., **DEBUG_LOGGING)
+grpo_config = GRPOConfig(
+    logging_steps=1,
+    logging_nan_inf_filter=False,
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import math
 import os
 
-import torch
 import trl
 from datasets import Dataset
 from packaging.version import Version
 from transformers import set_seed
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 TRL = Version(trl.__version__)
@@ -47,14 +54,15 @@ def train(seed, **logging):
     """Two GRPO steps (step 1: all rewards None; step 2: NaN loss); return the log lines and NaN-weights flag."""
     set_seed(seed)
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(8)])
-    args = GRPOConfig(
+    args = dataclasses.replace(  # the Fix's config, sized for two CPU steps
+        grpo_config,
         num_generations=4,
         per_device_train_batch_size=4,
+        generation_batch_size=None,  # GRPOConfig derived it from the old batch size: let it derive it again
         max_completion_length=8,
         max_steps=2,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
         **logging,
     )
     trainer = NaNLossAtStep2(model=MODEL, reward_funcs=sometimes_unscorable, args=args, train_dataset=prompts)
@@ -69,7 +77,8 @@ def check(seed: int = 0) -> str:
     assert defaults.logging_steps == 10, "claim: GRPOConfig logs every 10 steps by default"
     assert defaults.logging_nan_inf_filter is True, "claim: logging_nan_inf_filter is on by default"
 
-    rows, weights_nan = train(seed, logging_steps=2)  # one log line for both steps, NaN filter on
+    # One log line for both steps, NaN filter on (its default).
+    rows, weights_nan = train(seed, logging_steps=2, logging_nan_inf_filter=True)
     assert weights_nan, "claim: the NaN step corrupts the weights"
     assert len(rows) == 1, f"claim: logging_steps=2 gives one line for the two steps, got {len(rows)}"
     (row,) = rows
@@ -79,7 +88,7 @@ def check(seed: int = 0) -> str:
     assert math.isfinite(row["loss"]), f"claim: the NaN loss is logged as a finite stand-in: {row['loss']}"
     assert math.isnan(row["grad_norm"]), "claim: grad_norm of the window's last step is the only visible trace"
 
-    fixed_rows, fixed_weights_nan = train(seed, **DEBUG_LOGGING)
+    fixed_rows, fixed_weights_nan = train(seed)  # the Fix: logging_steps=1, logging_nan_inf_filter=False
     assert fixed_weights_nan, "claim: the fix only logs; the weights are still corrupted"
     step1, step2 = fixed_rows
     column = str(step1["rewards/sometimes_unscorable/mean"])

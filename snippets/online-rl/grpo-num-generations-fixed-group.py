@@ -4,18 +4,25 @@ Page: docs/online-rl/grpo-num-generations-fixed-group.md (中文: docs/online-rl
 """
 
 # --8<-- [start:fix]
+import torch
+from trl import GRPOConfig
+
 # Same 16 completions per step, as 2 groups of 8 instead of 8 groups of 2; the batch is a multiple of the group.
-GROUP = dict(num_generations=8, per_device_train_batch_size=16)  # GRPOConfig(..., **GROUP)
+grpo_config = GRPOConfig(
+    num_generations=8,
+    per_device_train_batch_size=16,
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -25,19 +32,19 @@ def pass_fail(completions, **kwargs):
     return [1.0 if len(completion[0]["content"]) % 2 == 0 else 0.0 for completion in completions]
 
 
-def train(seed, num_generations, per_device_train_batch_size):
-    """Two GRPO steps with the pass/fail reward; return frac_reward_zero_std per step and the reward mean."""
+def train(seed, num_generations):
+    """One GRPO step with the pass/fail reward; return frac_reward_zero_std per step and the reward mean."""
     set_seed(seed)
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(16)])
-    args = GRPOConfig(
-        num_generations=num_generations,
-        per_device_train_batch_size=per_device_train_batch_size,
-        max_completion_length=8,
-        max_steps=2,
+    args = dataclasses.replace(
+        grpo_config,
+        num_generations=num_generations,  # the group size under test; the batch stays 16 completions
+        generation_batch_size=None,  # GRPOConfig derived it from the old batch size: let it derive it again
+        max_completion_length=8,  # short answers: a few CPU steps
+        max_steps=1,  # one step of 16 completions: 8 groups of 2, or 2 groups of 8
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
     )
     trainer = GRPOTrainer(model=MODEL, reward_funcs=pass_fail, args=args, train_dataset=prompts)
     trainer.train()
@@ -54,12 +61,12 @@ def check(seed: int = 0) -> str:
     except ValueError as e:
         assert "must be divisible by num_generations (8)" in str(e), f"claim: the divisibility error, got {e}"
 
-    small, pass_rate = train(seed, num_generations=2, per_device_train_batch_size=16)  # 8 groups of 2 per step
-    large, _ = train(seed, **GROUP)  # 2 groups of 8 per step
+    small, pass_rate = train(seed, num_generations=2)  # 8 groups of 2 per step
+    large, _ = train(seed, num_generations=grpo_config.num_generations)  # 2 groups of 8 per step
     assert 0.2 < pass_rate < 0.8, (
         f"claim needs a reward that is neither always 0 nor always 1, got pass rate {pass_rate}"
     )
-    assert sum(small) / 2 > sum(large) / 2 + 0.2, (
+    assert sum(small) / len(small) > sum(large) / len(large) + 0.2, (
         f"claim: groups of 2 far more often have no reward spread than groups of 8: {small} vs {large}"
     )
     return f"pass rate {pass_rate:.2f}; frac_reward_zero_std G=2: {small}, G=8: {large} (16 completions per step)"

@@ -4,14 +4,18 @@ Page: docs/online-rl/grpo-vllm-colocate-oom-knobs.md (中文: docs/online-rl/grp
 """
 
 # --8<-- [start:fix]
+import torch
+from trl import GRPOConfig
+
 # Colocate mode (vLLM inside the training process, on its GPU): leave the trainer room.
-COLOCATE_FIX = dict(
+grpo_config = GRPOConfig(
     use_vllm=True,
     vllm_mode="colocate",
     vllm_gpu_memory_utilization=0.2,  # vLLM's share of the GPU, weights + KV cache (default 0.3)
     vllm_enable_sleep_mode=True,  # free vLLM's weights and cache while the trainer steps
     vllm_max_model_length=1024,  # longest prompt + max_completion_length, not the model's full context
-)  # GRPOConfig(..., **COLOCATE_FIX)
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
@@ -19,10 +23,9 @@ COLOCATE_FIX = dict(
 import dataclasses
 import os
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import GRPOConfig, GRPOTrainer, RLOOConfig
+from trl import GRPOTrainer, RLOOConfig
 from trl.scripts.vllm_serve import ScriptArguments as VLLMServeArguments
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
@@ -46,7 +49,8 @@ def check(seed: int = 0) -> str:
         )
     serve = {f.name: f.default for f in dataclasses.fields(VLLMServeArguments)}
     assert serve["gpu_memory_utilization"] == 0.9, "claim: in server mode the share is set on `trl vllm-serve` (0.9)"
-    GRPOConfig(**COLOCATE_FIX, bf16=bf16)  # the Fix block is a valid config (raises if a field is renamed)
+    fix = (grpo_config.vllm_mode, grpo_config.vllm_gpu_memory_utilization, grpo_config.vllm_enable_sleep_mode)
+    assert fix == ("colocate", 0.2, True), f"claim: the Fix sets a smaller share and sleep mode: {fix}"
     return (
         "use_vllm=True alone: colocate, vllm_gpu_memory_utilization 0.3 (colocate-only), sleep mode off, "
         f"context from the model config; server mode: `trl vllm-serve` share {serve['gpu_memory_utilization']}"
@@ -57,10 +61,11 @@ def check_vllm(seed: int = 0) -> str:
     """On a GPU with vLLM installed: colocated vLLM with the Fix settings lives in this process and trains."""
     set_seed(seed)
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": "Say hi."}]}] * 8)
-    args = GRPOConfig(
-        **COLOCATE_FIX,
+    args = dataclasses.replace(  # the Fix's config, sized for two quick steps
+        grpo_config,
         num_generations=4,
         per_device_train_batch_size=4,
+        generation_batch_size=None,  # GRPOConfig derived it from the old batch size: let it derive it again
         max_completion_length=16,
         max_steps=2,
         logging_steps=1,

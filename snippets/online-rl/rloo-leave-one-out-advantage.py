@@ -4,20 +4,27 @@ Page: docs/online-rl/rloo-leave-one-out-advantage.md (中文: docs/online-rl/rlo
 """
 
 # --8<-- [start:fix]
+import torch
+from trl import RLOOConfig
+
 # Pre-0.25 RLOO -> current RLOO: rloo_k is now num_generations, kl_coef is now beta (a KL penalty on the reward).
-PORTED = dict(num_generations=4, beta=0.05)  # RLOOConfig(..., **PORTED)
+rloo_config = RLOOConfig(
+    num_generations=4,  # was rloo_k=4
+    beta=0.05,  # was kl_coef=0.05
+    bf16=torch.cuda.is_available(),
+)
 # Advantages are not divided by the std: pick the reward scale knowingly, or add normalize_advantages=True.
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import math
 import os
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import RLOOConfig, RLOOTrainer
+from trl import RLOOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -51,15 +58,15 @@ def first_step(seed):
         return scores
 
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(4)])
-    args = RLOOConfig(
-        **PORTED,
-        per_device_train_batch_size=4,
+    args = dataclasses.replace(  # the Fix's config, sized for one CPU step
+        rloo_config,
+        per_device_train_batch_size=4,  # one group of 4
+        generation_batch_size=None,  # RLOOConfig derived it from the old batch size: let it derive it again
         max_completion_length=8,
         max_steps=1,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
     )
     trainer = RecordingRLOOTrainer(model=MODEL, reward_funcs=chars, args=args, train_dataset=prompts)
     trainer.advantages = []

@@ -1,22 +1,29 @@
-"""DPO with a far-too-high learning rate: held-out log-likelihood collapses (the "gibberish" symptom) while the
-preference metrics look better than ever; DPOConfig's default learning rate keeps it.
+"""DPO with a far-too-high learning rate: the model's distribution on text outside the pairs moves far (on a real
+model its likelihood collapses: the "gibberish" symptom) while the preference metrics look better than ever;
+DPOConfig's default learning rate leaves it in place.
 
 Page: docs/preference/dpo-gibberish-learning-rate.md (中文: docs/preference/dpo-gibberish-learning-rate.zh.md)
 """
 
 # --8<-- [start:fix]
-LEARNING_RATE = 1e-6  # DPOConfig's default for full fine-tuning; LoRA runs usually tolerate about 5e-6
+import torch
+from trl import DPOConfig
+
+dpo_config = DPOConfig(
+    learning_rate=1e-6,  # DPOConfig's default for full fine-tuning; LoRA runs usually tolerate about 5e-6
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
 import dataclasses
+import gc
 import os
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import DPOConfig, DPOTrainer
+from trl import DPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -36,51 +43,62 @@ PAIRS = Dataset.from_list(
         },
     ]
 )
-HELD_OUT = "The quick brown fox jumps over the lazy dog. RLHF trains a policy with a reward signal."
+HELD_OUT = "The Pacific Ocean is the largest ocean on Earth. It covers about a third of the planet."
 
 
-def held_out_nll(model, tokenizer):
-    """Mean per-token negative log-likelihood of a sentence the preference pairs never show."""
+def held_out_logprobs(model, tokenizer):
+    """Next-token log-probabilities over a sentence the preference pairs never show."""
     ids = tokenizer(HELD_OUT, return_tensors="pt").input_ids.to(model.device)
     with torch.no_grad():
-        return model(ids, labels=ids).loss.item()
+        return torch.log_softmax(model(ids).logits[0, :-1].float(), dim=-1), ids[0, 1:]
 
 
 def train(learning_rate, seed):
-    """Eight DPO steps on the four pairs; return (held-out NLL before, after, last rewards/margins)."""
+    """Six DPO steps on the four pairs. Return (held-out NLL before, after, KL(before || after) per token on the
+    held-out sentence, last rewards/margins)."""
     set_seed(seed)
-    args = DPOConfig(
+    args = dataclasses.replace(
+        dpo_config,
         learning_rate=learning_rate,
         per_device_train_batch_size=4,
-        max_steps=8,
+        max_steps=6,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
     )
     trainer = DPOTrainer(model=MODEL, args=args, train_dataset=PAIRS)
-    before = held_out_nll(trainer.model, trainer.processing_class)
+    before, targets = held_out_logprobs(trainer.model, trainer.processing_class)
     trainer.train()
-    after = held_out_nll(trainer.model, trainer.processing_class)
+    after, _ = held_out_logprobs(trainer.model, trainer.processing_class)
     margins = [row["rewards/margins"] for row in trainer.state.log_history if "rewards/margins" in row]
-    return before, after, margins[-1]
+    del trainer
+    gc.collect()  # free this run's two model copies before the next run builds its own
+
+    def nll(logprobs):
+        return -logprobs.gather(1, targets[:, None]).mean().item()
+
+    kl = (before.exp() * (before - after)).sum(-1).mean().item()
+    return nll(before), nll(after), kl, margins[-1]
 
 
 def check(seed: int = 0) -> str:
     default_lr = {f.name: f.default for f in dataclasses.fields(DPOConfig)}["learning_rate"]
-    assert default_lr == LEARNING_RATE, f"claim: DPOConfig's default learning rate is 1e-6, got {default_lr}"
-
-    bad_before, bad_after, bad_margin = train(3e-2, seed)  # far too high (sized to break the tiny test model)
-    good_before, good_after, good_margin = train(LEARNING_RATE, seed)
-    bad_drift, good_drift = bad_after - bad_before, good_after - good_before
-    assert bad_drift > 0.5, f"claim: a far-too-high lr wrecks held-out likelihood, NLL moved {bad_drift:+.3f}"
-    assert abs(good_drift) < 0.1, f"claim: the default lr leaves held-out likelihood alone, NLL moved {good_drift:+.3f}"
-    assert bad_margin > 0 and good_margin > 0, (
-        f"claim: both runs separate chosen from rejected, margins {bad_margin:.4f} / {good_margin:.4f}"
+    assert default_lr == dpo_config.learning_rate == 1e-6, (
+        f"claim: DPOConfig's default learning rate is 1e-6, got {default_lr}"
     )
-    assert bad_margin > good_margin, "claim: the broken run looks better on rewards/margins"
+
+    bad_before, bad_after, bad_kl, bad_margin = train(1e-3, seed)  # 1000x the default: an SFT/LoRA-sized rate
+    good_before, good_after, good_kl, good_margin = train(dpo_config.learning_rate, seed)
+    assert bad_kl > 100 * good_kl, (
+        f"claim: a far-too-high lr moves the model on text outside the pairs, KL {bad_kl:.4f} vs {good_kl:.6f}"
+    )
+    assert bad_margin > good_margin > 0, (
+        f"claim: both runs separate chosen from rejected and the broken one looks better: "
+        f"rewards/margins {bad_margin:.4f} vs {good_margin:.4f}"
+    )
     return (
-        f"held-out NLL {bad_before:.2f}->{bad_after:.2f} at lr 3e-2 vs {good_before:.2f}->{good_after:.2f} at lr 1e-6; "
+        f"held-out NLL {bad_before:.2f}->{bad_after:.2f} (KL {bad_kl:.4f}) at lr 1e-3 vs "
+        f"{good_before:.2f}->{good_after:.2f} (KL {good_kl:.6f}) at lr 1e-6; "
         f"rewards/margins {bad_margin:.3f} vs {good_margin:.5f}"
     )
 

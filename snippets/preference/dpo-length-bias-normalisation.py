@@ -6,12 +6,19 @@ Page: docs/preference/dpo-length-bias-normalisation.md (中文: docs/preference/
 """
 
 # --8<-- [start:symptom]
-SIMPO_IN_DPO = dict(loss_type="simpo")  # DPOConfig accepts it; DPOTrainer raises at the first loss computation
+import torch
+from trl import DPOConfig
+
+# DPOConfig accepts it; DPOTrainer raises at the first loss computation
+simpo_config = DPOConfig(loss_type="simpo", bf16=torch.cuda.is_available())
 # --8<-- [end:symptom]
 
 
 # --8<-- [start:fix]
-NORMALISED = dict(loss_type="sigmoid_norm")  # or "ipo", or ld_alpha=0.5; SimPO: CPOConfig in trl.experimental.cpo
+dpo_config = DPOConfig(
+    loss_type="sigmoid_norm",  # or "ipo", or ld_alpha=0.5; SimPO itself: CPOConfig in trl.experimental.cpo
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
@@ -20,10 +27,9 @@ import dataclasses
 import math
 import os
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import DPOConfig, DPOTrainer
+from trl import DPOTrainer
 from trl.experimental.cpo import CPOConfig
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
@@ -48,24 +54,25 @@ LONG = [{**row, "chosen": row["chosen"] * 4, "rejected": row["rejected"] * 4} fo
 def train(seed):
     """A few DPO steps on the short pairs, so the policy has moved away from its reference."""
     set_seed(seed)
-    args = DPOConfig(
-        learning_rate=1e-3,  # sized so that a 4-step check moves the model
+    args = dataclasses.replace(
+        dpo_config,
+        loss_type=["sigmoid"],  # the default loss trains the policy; both losses then score the same policy
+        learning_rate=1e-5,  # 10x DPOConfig's default 1e-6, so that a 4-step check moves the model
         per_device_train_batch_size=4,
         max_steps=4,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
     )
     trainer = DPOTrainer(model=MODEL, args=args, train_dataset=Dataset.from_list(SHORT))
     trainer.train()
     return trainer
 
 
-def evaluate(trained, rows, **config):
+def evaluate(trained, rows, config):
     """One evaluation pass of the trained policy against its reference, with the loss of `config`."""
     data = Dataset.from_list(rows)
-    args = DPOConfig(per_device_eval_batch_size=4, save_strategy="no", bf16=torch.cuda.is_available(), **config)
+    args = dataclasses.replace(config, per_device_eval_batch_size=4, save_strategy="no")
     trainer = DPOTrainer(
         model=trained.model, ref_model=trained.ref_model, args=args, train_dataset=data, eval_dataset=data
     )
@@ -76,10 +83,11 @@ def evaluate(trained, rows, **config):
 
 def check(seed: int = 0) -> str:
     trained = train(seed)
-    sum_short, sum_short_margin = evaluate(trained, SHORT)
-    sum_long, sum_long_margin = evaluate(trained, LONG)
-    norm_short, norm_short_margin = evaluate(trained, SHORT, **NORMALISED)
-    norm_long, norm_long_margin = evaluate(trained, LONG, **NORMALISED)
+    summed_config = dataclasses.replace(dpo_config, loss_type=["sigmoid"])  # the default loss
+    sum_short, sum_short_margin = evaluate(trained, SHORT, summed_config)
+    sum_long, sum_long_margin = evaluate(trained, LONG, summed_config)
+    norm_short, norm_short_margin = evaluate(trained, SHORT, dpo_config)
+    norm_long, norm_long_margin = evaluate(trained, LONG, dpo_config)
 
     assert (norm_short_margin, norm_long_margin) == (sum_short_margin, sum_long_margin), (
         "claim: rewards/margins is logged from summed log-ratios whatever the loss type"
@@ -99,7 +107,7 @@ def check(seed: int = 0) -> str:
     assert "simpo" not in DPOConfig.__dataclass_fields__["loss_type"].metadata["help"], "claim: not a DPOConfig loss"
     assert "ld_alpha" in {f.name for f in dataclasses.fields(DPOConfig)}, "claim: ld_alpha is a DPOConfig field"
     try:
-        evaluate(trained, SHORT[:2], **SIMPO_IN_DPO)
+        evaluate(trained, SHORT[:2], simpo_config)
     except ValueError as e:
         error = str(e)
     else:

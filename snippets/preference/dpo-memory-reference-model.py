@@ -6,26 +6,28 @@ Page: docs/preference/dpo-memory-reference-model.md (中文: docs/preference/dpo
 """
 
 # --8<-- [start:fix]
+import torch
 from peft import LoraConfig  # pip install "trl[peft]"
+from trl import DPOConfig
 
-# (a) LoRA: pass peft_config and no ref_model; the reference pass runs the same model with the adapter switched off
-LORA = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
-# (b) full fine-tuning: reference log-probs computed once, up front, by the policy itself (TRL >= 1.2)
-PRECOMPUTE = dict(precompute_ref_log_probs=True)
+# (a) LoRA: DPOTrainer(..., peft_config=peft_config) and no ref_model; the reference pass turns the adapter off
+peft_config = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
+# (b) full fine-tuning: the policy computes the reference log-probs once, before training (TRL >= 1.2)
+dpo_config = DPOConfig(precompute_ref_log_probs=True, bf16=torch.cuda.is_available())
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import math
 import os
 from unittest import mock
 
-import torch
 import trl.trainer.dpo_trainer
 from datasets import Dataset
 from packaging.version import Version
 from transformers import AutoModelForCausalLM, set_seed
-from trl import DPOConfig, DPOTrainer
+from trl import DPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -37,18 +39,18 @@ PAIRS = Dataset.from_list(
 )
 
 
-def build(seed, peft_config=None, **config):
+def build(seed, peft_config=None, precompute=False):
     """Construct a DPOTrainer; return it and how many models it loaded itself (the policy is passed as an object,
     so every model DPOTrainer loads is a reference model)."""
     set_seed(seed)
-    args = DPOConfig(
-        learning_rate=1e-3,  # sized so that the 3-step LoRA check below moves the adapter
+    args = dataclasses.replace(
+        dpo_config,
+        precompute_ref_log_probs=precompute,  # the Fix's (b) only where asked; (a) and the baseline keep a reference
+        learning_rate=1e-4,  # a usual LoRA rate; the 3-step LoRA check below must move the adapter
         max_steps=3,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
-        **config,
     )
     policy = AutoModelForCausalLM.from_pretrained(MODEL)
     loader = trl.trainer.dpo_trainer.create_model_from_path
@@ -63,8 +65,8 @@ def weight_bytes(module):
 
 def check(seed: int = 0) -> str:
     full, full_loads = build(seed)
-    lora, lora_loads = build(seed, peft_config=LORA)
-    pre, pre_loads = build(seed, **PRECOMPUTE)
+    lora, lora_loads = build(seed, peft_config=peft_config)
+    pre, pre_loads = build(seed, precompute=True)
     total = {name: weight_bytes(t.model) + weight_bytes(t.ref_model) for name, t in (("full", full), ("lora", lora))}
     trainable = {
         name: sum(p.numel() for p in t.model.parameters() if p.requires_grad)

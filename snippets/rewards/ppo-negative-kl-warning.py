@@ -22,19 +22,26 @@ print(f"trl {trl.__version__}: {files_with(WARNING)}")
 
 
 # --8<-- [start:fix]
-# GRPOConfig fields: sample from the policy's own distribution, and turn the KL term on only if you want it.
-PURE_SAMPLING = dict(temperature=1.0, top_p=1.0, top_k=0)  # the defaults: no truncation of the distribution
-KL_ON = dict(beta=0.04)  # default 0.0: no KL term, no reference model, no `kl` metric
+import torch
+from trl import GRPOConfig
+
+grpo_config = GRPOConfig(
+    temperature=1.0,  # temperature, top_p and top_k at their defaults: sample from the policy's own distribution
+    top_p=1.0,
+    top_k=0,
+    beta=0.04,  # default 0.0: no KL term, no reference model, no `kl` metric
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -43,22 +50,22 @@ def length_reward(completions, **kwargs):
     return [min(len(completion[0]["content"]), 32) / 32 for completion in completions]
 
 
-def logged_kl(seed, **sampling):
+def logged_kl(seed, config):
     """Two GRPO steps with the KL term on; the `kl` logged at each step."""
     set_seed(seed)
     prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(8)])
-    args = GRPOConfig(
-        **KL_ON,
-        **sampling,
-        learning_rate=1e-3,  # large, so that two steps move the tiny test model measurably
+    args = dataclasses.replace(
+        config,  # the user's config, made small enough for two CPU steps
+        learning_rate=1e-5,  # 10x TRL's default 1e-6, so that a single update moves the policy measurably
         num_generations=4,
         per_device_train_batch_size=8,
+        generation_batch_size=None,  # both derived by __post_init__: reset them, or replace() refuses the config
+        steps_per_generation=None,
         max_completion_length=8,
         max_steps=2,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
     )
     trainer = GRPOTrainer(model=MODEL, reward_funcs=length_reward, args=args, train_dataset=prompts)
     trainer.train()
@@ -69,7 +76,8 @@ def check(seed: int = 0) -> str:
     hits = files_with(WARNING)
     assert hits == [], f"claim: the negative-KL warning is in no file of trl {trl.__version__}, found in {hits}"
 
-    runs = {"pure": logged_kl(seed, **PURE_SAMPLING), "truncated": logged_kl(seed, top_k=5, top_p=0.8, temperature=1.5)}
+    truncated = dataclasses.replace(grpo_config, top_k=5, top_p=0.8, temperature=1.5, generation_batch_size=None)
+    runs = {"pure": logged_kl(seed, grpo_config), "truncated": logged_kl(seed, truncated)}
     for name, kl in runs.items():
         assert len(kl) == 2, f"claim: with beta > 0 GRPO logs `kl` at every step ({name}: {kl})"
         assert kl[1] > kl[0], f"claim: `kl` measures drift from the reference and grows after an update ({name}: {kl})"

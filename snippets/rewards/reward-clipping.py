@@ -4,10 +4,11 @@ Page: docs/rewards/reward-clipping.md (中文: docs/rewards/reward-clipping.zh.m
 """
 
 # --8<-- [start:fix]
+import torch
 from trl import RLOOConfig
 
 # RLOO: a config field. It clips the weighted sum of the rewards, before the leave-one-out baseline.
-RLOO_CLIP = dict(reward_clip_range=(-2.0, 2.0))
+rloo_config = RLOOConfig(reward_clip_range=(-2.0, 2.0), bf16=torch.cuda.is_available())
 
 
 # GRPO has no such field: clip inside the reward function. None (TRL's "skip this sample") passes through.
@@ -26,8 +27,8 @@ def clipped(reward_func, low=-2.0, high=2.0):
 import dataclasses
 import os
 import statistics
+import zlib
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
 from trl import GRPOConfig, GRPOTrainer, RLOOTrainer
@@ -37,9 +38,11 @@ GROUP = 4  # num_generations
 
 
 def rm_with_outlier(completions, **kwargs):
-    """A stand-in reward model: scores in [0, 3], and one absurd 100 for the longest completion of the batch."""
-    lengths = [len(completion[0]["content"]) for completion in completions]
-    scores = [min(n, 30) / 10 for n in lengths]
+    """A stand-in reward model: an ordinary score in [0, 2) read from a checksum of the text, and one absurd 100 for
+    the longest completion of the group."""
+    texts = [completion[0]["content"] for completion in completions]
+    scores = [2 * zlib.crc32(text.encode()) / 2**32 for text in texts]
+    lengths = [len(text) for text in texts]
     scores[lengths.index(max(lengths))] = 100.0
     rm_with_outlier.scores = scores  # kept to find the outlier's position afterwards
     return scores
@@ -62,28 +65,28 @@ class RecordingRLOOTrainer(RecordAdvantages, RLOOTrainer):
     pass
 
 
-def outlier_group(trainer_cls, config_cls, reward_func, seed, **fields):
-    """One step on 2 prompts x 4 completions: the outlier's advantage, the spread of the other 3 advantages in its
+def outlier_group(trainer_cls, config, reward_func, seed):
+    """One step on 1 prompt x 4 completions: the outlier's advantage, the spread of the other 3 advantages in its
     group, and the logged mean `reward`."""
     set_seed(seed)
-    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Tell me about {i}."}]} for i in range(8)])
-    args = config_cls(
-        **fields,
+    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Tell me about {i}."}]} for i in range(4)])
+    args = dataclasses.replace(
+        config,  # the user's config, made small enough for one CPU step
         num_generations=GROUP,
-        per_device_train_batch_size=8,
+        per_device_train_batch_size=GROUP,
+        generation_batch_size=None,  # both derived by __post_init__: reset them, or replace() refuses the config
+        steps_per_generation=None,
         max_completion_length=8,
         max_steps=1,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
     )
     trainer = trainer_cls(model=MODEL, reward_funcs=reward_func, args=args, train_dataset=prompts)
     trainer.advantages = []
     trainer.train()
     i = rm_with_outlier.scores.index(100.0)
-    start = i // GROUP * GROUP
-    others = [trainer.advantages[k] for k in range(start, start + GROUP) if k != i]
+    others = [advantage for k, advantage in enumerate(trainer.advantages) if k != i]
     return trainer.advantages[i], statistics.pstdev(others), trainer.state.log_history[0]["reward"]
 
 
@@ -91,15 +94,18 @@ def check(seed: int = 0) -> str:
     grpo_fields = [f.name for f in dataclasses.fields(GRPOConfig) if "reward" in f.name and "clip" in f.name]
     assert grpo_fields == [], f"claim: GRPOConfig has no reward-clipping field, found {grpo_fields}"
 
-    rloo_raw, _, _ = outlier_group(RecordingRLOOTrainer, RLOOConfig, rm_with_outlier, seed)
-    rloo_clip, _, logged = outlier_group(RecordingRLOOTrainer, RLOOConfig, rm_with_outlier, seed, **RLOO_CLIP)
+    unclipped = RLOOConfig(bf16=torch.cuda.is_available())  # the symptom: reward_clip_range=None, the default
+    rloo_raw, _, _ = outlier_group(RecordingRLOOTrainer, unclipped, rm_with_outlier, seed)
+    rloo_clip, _, logged = outlier_group(RecordingRLOOTrainer, rloo_config, rm_with_outlier, seed)
     assert rloo_raw > 50, f"claim: unclipped, RLOO gives the outlier an advantage near 100, got {rloo_raw:.1f}"
     assert rloo_clip <= 4.0, f"claim: reward_clip_range=(-2, 2) bounds it by 4, got {rloo_clip:.2f}"
     assert logged > 2.0, f"claim: RLOO logs the unclipped reward (the outlier shows in `reward`), got {logged:.2f}"
 
-    none_adv, _, _ = outlier_group(RecordingGRPOTrainer, GRPOConfig, rm_with_outlier, seed, scale_rewards="none")
-    group_adv, group_spread, _ = outlier_group(RecordingGRPOTrainer, GRPOConfig, rm_with_outlier, seed)
-    _, clip_spread, _ = outlier_group(RecordingGRPOTrainer, GRPOConfig, clipped(rm_with_outlier), seed)
+    grpo_config = GRPOConfig(bf16=torch.cuda.is_available())  # scale_rewards="group", the default
+    none_config = GRPOConfig(scale_rewards="none", bf16=torch.cuda.is_available())
+    none_adv, _, _ = outlier_group(RecordingGRPOTrainer, none_config, rm_with_outlier, seed)
+    group_adv, group_spread, _ = outlier_group(RecordingGRPOTrainer, grpo_config, rm_with_outlier, seed)
+    _, clip_spread, _ = outlier_group(RecordingGRPOTrainer, grpo_config, clipped(rm_with_outlier), seed)
     assert none_adv > 50, f"claim: with scale_rewards='none' the GRPO outlier advantage is huge, got {none_adv:.1f}"
     assert group_adv < 1.6, f"claim: group scaling bounds the outlier's own advantage by 1.5, got {group_adv:.2f}"
     assert clip_spread > 3 * group_spread, (

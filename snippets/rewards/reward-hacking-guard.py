@@ -19,6 +19,10 @@ def proxy_rm(completions, **kwargs):
 
 
 # --8<-- [start:fix]
+import torch
+from trl import GRPOConfig
+
+
 def proxy_rm_capped(completions, **kwargs):
     """Guard 1: cap the exploitable score, so more of the feature stops paying."""
     return [min(score, 2.0) for score in proxy_rm(completions)]
@@ -30,7 +34,8 @@ def repetition_penalty(completions, **kwargs):
 
 
 # Guard 3: lower the proxy's weight. Each function is logged as rewards/<function name>/mean.
-GUARDED = dict(reward_funcs=[proxy_rm_capped, repetition_penalty], reward_weights=[0.5, 1.0])
+guarded_rewards = [proxy_rm_capped, repetition_penalty]  # GRPOTrainer(reward_funcs=guarded_rewards, ...)
+grpo_config = GRPOConfig(reward_weights=[0.5, 1.0], bf16=torch.cuda.is_available())
 # --8<-- [end:fix]
 
 
@@ -39,10 +44,9 @@ import dataclasses
 import os
 import statistics
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -58,19 +62,20 @@ class RecordingGRPOTrainer(GRPOTrainer):
         return out
 
 
-def grpo_step(seed, reward_funcs, reward_weights=None):
+def grpo_step(seed, reward_funcs, config):
     """One GRPO step on 4 prompts x 4 completions; the correlation of repetition with advantage, and the logs."""
     set_seed(seed)
-    args = GRPOConfig(
-        reward_weights=reward_weights,
+    args = dataclasses.replace(
+        config,  # the user's config, made small enough for one CPU step
         num_generations=4,
         per_device_train_batch_size=16,
+        generation_batch_size=None,  # both derived by __post_init__: reset them, or replace() refuses the config
+        steps_per_generation=None,
         max_completion_length=12,
         max_steps=1,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
     )
     prompts = Dataset.from_list([{"prompt": f"Write a line about topic {i}:"} for i in range(8)])
     trainer = RecordingGRPOTrainer(model=MODEL, reward_funcs=reward_funcs, args=args, train_dataset=prompts)
@@ -81,8 +86,8 @@ def grpo_step(seed, reward_funcs, reward_weights=None):
 
 
 def check(seed: int = 0) -> str:
-    hacked, hacked_logs = grpo_step(seed, [proxy_rm])
-    guarded, guarded_logs = grpo_step(seed, **GUARDED)
+    hacked, hacked_logs = grpo_step(seed, [proxy_rm], GRPOConfig(bf16=torch.cuda.is_available()))
+    guarded, guarded_logs = grpo_step(seed, guarded_rewards, grpo_config)
     # The advantage is the direction the policy is pushed: toward repetition with the proxy, away with the guards.
     assert hacked > 0.3, f"claim: the proxy reward pushes toward repetition, corr(repetition, advantage) {hacked:.2f}"
     assert guarded < 0.0, f"claim: cap + penalty + weights push away from it, corr {guarded:.2f}"

@@ -3,11 +3,14 @@
 Page: docs/rewards/reward-length-bias.md (中文: docs/rewards/reward-length-bias.zh.md)
 """
 
-
 # --8<-- [start:symptom]
+import zlib
+
+
 def quality(text):
-    """The property we actually want (a stand-in that does not depend on length): starts with a letter."""
-    return 1.0 if text[:1].isalpha() else 0.0
+    """The property we actually want. A stand-in that cannot depend on length: a score in [0, 1) read from a
+    checksum of the text, so it differs from one completion to the next."""
+    return zlib.crc32(text.encode()) / 2**32
 
 
 def length_biased_rm(completions, **kwargs):
@@ -69,6 +72,8 @@ def length_push(reward_func, seed):
     trainer.advantages, trainer.completions = [], []
     trainer.train()
     lengths = [len(text) for text in trainer.completions]  # characters
+    # A correlation needs both sides to vary: lengths (asserted in check) and advantages (a quality that differs).
+    assert len(set(trainer.advantages)) > 1, "the check needs rewards that differ within some group"
     # GRPO compares completions only within a group, so compare each length with its group's mean.
     centred = [
         n - statistics.mean(lengths[i // GROUP * GROUP : i // GROUP * GROUP + GROUP]) for i, n in enumerate(lengths)

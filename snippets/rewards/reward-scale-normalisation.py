@@ -19,18 +19,23 @@ def rm_score_x1000(completions, **kwargs):
 
 
 # --8<-- [start:fix]
-GRPO_SCALING = dict(scale_rewards="group")  # GRPOConfig: the default; "batch" also works; "none" keeps the scale
-RM_CENTRING = dict(center_rewards_coefficient=0.01)  # RewardConfig: the value TRL's docs recommend
+import torch
+from trl import GRPOConfig, RewardConfig
+
+# GRPO: scale_rewards="group" is the default ("batch" also works); "none" passes the reward's scale through.
+grpo_config = GRPOConfig(scale_rewards="group", bf16=torch.cuda.is_available())
+# Reward model training: keep the scores near zero mean, with the coefficient TRL's docs recommend.
+reward_config = RewardConfig(center_rewards_coefficient=0.01, bf16=torch.cuda.is_available())
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
 
-import torch
 from datasets import Dataset
 from transformers import AutoModelForSequenceClassification, AutoTokenizer, set_seed
-from trl import GRPOConfig, GRPOTrainer, RewardConfig, RewardTrainer
+from trl import GRPOTrainer, RewardTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -44,19 +49,20 @@ class RecordingGRPOTrainer(GRPOTrainer):
         return out
 
 
-def grpo_advantages(reward_func, seed, **fields):
+def grpo_advantages(reward_func, seed, config):
     """One GRPO step; every advantage TRL computed for the sampled completions."""
     set_seed(seed)
-    args = GRPOConfig(
-        **fields,
+    args = dataclasses.replace(
+        config,  # the user's config, made small enough for one CPU step
         num_generations=4,
         per_device_train_batch_size=8,
+        generation_batch_size=None,  # both derived by __post_init__: reset them, or replace() refuses the config
+        steps_per_generation=None,
         max_completion_length=8,
         max_steps=1,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
-        bf16=torch.cuda.is_available(),
     )
     prompts = Dataset.from_list([{"prompt": f"Say something about number {i}:"} for i in range(8)])
     trainer = RecordingGRPOTrainer(model=MODEL, reward_funcs=reward_func, args=args, train_dataset=prompts)
@@ -65,7 +71,7 @@ def grpo_advantages(reward_func, seed, **fields):
     return trainer.advantages
 
 
-def rm_eval_loss(seed, offset, **fields):
+def rm_eval_loss(seed, offset, config):
     """RewardTrainer's eval loss for a reward model whose every score is shifted by `offset`."""
     set_seed(seed)
     model = AutoModelForSequenceClassification.from_pretrained(MODEL, num_labels=1)
@@ -85,27 +91,28 @@ def rm_eval_loss(seed, offset, **fields):
             for chosen, rejected in pairs
         ]
     )
-    args = RewardConfig(**fields, per_device_eval_batch_size=4, seed=seed, bf16=torch.cuda.is_available())
+    args = dataclasses.replace(config, per_device_eval_batch_size=4, seed=seed)
     tokenizer = AutoTokenizer.from_pretrained(MODEL)
     trainer = RewardTrainer(model=model, args=args, processing_class=tokenizer, train_dataset=data, eval_dataset=data)
     return trainer.evaluate()["eval_loss"]
 
 
 def check(seed: int = 0) -> str:
-    a1, a1000 = grpo_advantages(rm_score, seed, **GRPO_SCALING), grpo_advantages(rm_score_x1000, seed, **GRPO_SCALING)
+    a1, a1000 = grpo_advantages(rm_score, seed, grpo_config), grpo_advantages(rm_score_x1000, seed, grpo_config)
     assert max(map(abs, a1)) > 0.1, "the check needs rewards that differ within a group"
     worst = max(abs(x - y) for x, y in zip(a1, a1000))
     assert worst < 1e-2 * max(1.0, max(map(abs, a1))), f"claim: group scaling makes r and 1000r equal ({worst:.3g})"
-    n1 = grpo_advantages(rm_score, seed, scale_rewards="none")
-    n1000 = grpo_advantages(rm_score_x1000, seed, scale_rewards="none")
+    no_scaling = GRPOConfig(scale_rewards="none", bf16=torch.cuda.is_available())  # the symptom: raw scale
+    n1, n1000 = grpo_advantages(rm_score, seed, no_scaling), grpo_advantages(rm_score_x1000, seed, no_scaling)
     ratio = max(map(abs, n1000)) / max(map(abs, n1))
     assert 900 < ratio < 1100, f"claim: with scale_rewards='none' the advantages scale x1000, got x{ratio:.1f}"
 
     # Bradley-Terry sees only r_chosen - r_rejected: shifting every score by +4 leaves the loss unchanged.
-    plain0, plain4 = rm_eval_loss(seed, 0.0), rm_eval_loss(seed, 4.0)
+    plain = dataclasses.replace(reward_config, center_rewards_coefficient=None)  # RewardConfig's default
+    plain0, plain4 = rm_eval_loss(seed, 0.0, plain), rm_eval_loss(seed, 4.0, plain)
     assert abs(plain4 - plain0) < 1e-4, f"claim: the plain RM loss ignores an offset ({plain0:.5f} vs {plain4:.5f})"
     # Centring adds coefficient * mean((r_chosen + r_rejected)^2), which does see the offset.
-    centred0, centred4 = rm_eval_loss(seed, 0.0, **RM_CENTRING), rm_eval_loss(seed, 4.0, **RM_CENTRING)
+    centred0, centred4 = rm_eval_loss(seed, 0.0, reward_config), rm_eval_loss(seed, 4.0, reward_config)
     assert centred4 - centred0 > 0.5, f"claim: centring penalises the offset ({centred0:.4f} -> {centred4:.4f})"
     return (
         f"group scaling: max|adv| {max(map(abs, a1)):.2f} for r and {max(map(abs, a1000)):.2f} for 1000r; "

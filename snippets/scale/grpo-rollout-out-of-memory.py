@@ -5,29 +5,32 @@ Page: docs/scale/grpo-rollout-out-of-memory.md (中文: docs/scale/grpo-rollout-
 """
 
 # --8<-- [start:fix]
+import torch
+from trl import GRPOConfig
+
 # Same optimizer batch as per_device_train_batch_size=8 (8 completions per step), half the rollout at a time:
-SMALLER_ROLLOUT = dict(
+grpo_config = GRPOConfig(
     per_device_train_batch_size=4,  # completions per forward/backward pass
     gradient_accumulation_steps=2,  # 4 x 2 = 8 completions per optimizer step
-    steps_per_generation=1,  # generate 4 completions per micro-step; the default (= gradient_accumulation_steps)
-    # would generate all 8 at once
+    steps_per_generation=1,  # generate 4 per micro-step; default (= gradient_accumulation_steps): all 8 at once
     num_generations=4,  # must divide the 4 completions of a rollout; it does not change how many there are
+    max_completion_length=256,  # KV cache and activations grow with it: what your task needs (default 512)
+    bf16=torch.cuda.is_available(),
 )
-# And cap the length: the KV cache and the training activations grow with it (16 suits the check below; size it to
-# what your task needs, default 512).
-SHORTER = dict(max_completion_length=16)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
 
 from datasets import Dataset
 from torch.profiler import ProfilerActivity, profile
 from transformers import set_seed
-from trl import GRPOConfig, GRPOTrainer
+from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+LENGTH = 16  # completion tokens of the runs (one of them twice as long): short enough for a CPU
 
 
 def peak_and_held(prof):
@@ -60,20 +63,21 @@ def length_reward(completions, **kwargs):
     return [float(len(completion)) for completion in completions]
 
 
-def run(seed, **config):
-    """One GRPO optimizer step; every completion is forced to max_completion_length tokens so runs compare."""
+def run(seed, config, length=LENGTH):
+    """One GRPO optimizer step; every completion is forced to `length` tokens so runs compare."""
     set_seed(seed)
-    config = {"per_device_train_batch_size": 8, "num_generations": 8, "max_completion_length": 32, **config}
     prompts = Dataset.from_list([{"prompt": f"Count to {i}."} for i in range(8)])
-    args = GRPOConfig(
+    args = dataclasses.replace(
+        config,
+        generation_batch_size=None,  # derived from steps_per_generation: GRPOConfig refuses both set, as in a copy
+        max_completion_length=length,
+        generation_kwargs={"min_new_tokens": length},
         max_steps=1,
-        generation_kwargs={"min_new_tokens": config["max_completion_length"]},
         logging_steps=1,
         save_strategy="no",
         seed=seed,
         use_cpu=True,  # the profiler sees every allocation on the CPU
         bf16=False,
-        **config,
     )
     trainer = MeasuredGRPOTrainer(model=MODEL, reward_funcs=length_reward, args=args, train_dataset=prompts)
     trainer.rollouts, trainer.forwards = [], []
@@ -89,11 +93,14 @@ def describe(result):
 
 
 def check(seed: int = 0) -> str:
-    base = run(seed)  # 8 completions per device and step, groups of 8, no accumulation
-    fewer_generations = run(seed, num_generations=2)
-    accumulate = run(seed, per_device_train_batch_size=4, gradient_accumulation_steps=2)
-    fix = run(seed, **SMALLER_ROLLOUT)
-    shorter = run(seed, **SHORTER)
+    bf16 = torch.cuda.is_available()
+    base = run(seed, GRPOConfig(per_device_train_batch_size=8, num_generations=8, bf16=bf16))  # 8 per step, 1 group
+    fewer_generations = run(seed, GRPOConfig(per_device_train_batch_size=8, num_generations=2, bf16=bf16))
+    accumulate = run(
+        seed, GRPOConfig(per_device_train_batch_size=4, gradient_accumulation_steps=2, num_generations=8, bf16=bf16)
+    )
+    fix = run(seed, grpo_config)  # at LENGTH tokens, like the others, not the Fix's 256
+    longer = run(seed, GRPOConfig(per_device_train_batch_size=8, num_generations=8, bf16=bf16), length=2 * LENGTH)
 
     assert base[0] == fewer_generations[0] == 8, "claim: num_generations=2 still generates 8 completions at once"
     assert abs(fewer_generations[1] / base[1] - 1) < 0.1, "claim: lowering num_generations leaves the rollout peak"
@@ -101,12 +108,12 @@ def check(seed: int = 0) -> str:
     assert abs(accumulate[1] / base[1] - 1) < 0.1, "claim: trading batch for accumulation leaves the rollout peak"
     assert accumulate[2] < 0.6 * base[2], "claim: ... but it does shrink the training forward pass"
     assert fix[0] == 4 and fix[1] < 0.6 * base[1], f"claim: steps_per_generation=1 halves the rollout: {fix[1]}"
-    assert shorter[1] < 0.9 * base[1], f"claim: a shorter max_completion_length shrinks the rollout: {shorter[1]}"
-    assert shorter[2] < 0.75 * base[2], "claim: ... and the activations of the training forward pass"
+    assert base[1] < 0.9 * longer[1], f"claim: a shorter max_completion_length shrinks the rollout: {longer[1]}"
+    assert base[2] < 0.75 * longer[2], "claim: ... and the activations of the training forward pass"
     return (
         f"base: {describe(base)}; num_generations=2: {describe(fewer_generations)}; "
         f"4 x 2 accumulation: {describe(accumulate)}; steps_per_generation=1: {describe(fix)}; "
-        f"max_completion_length=16: {describe(shorter)}"
+        f"max_completion_length={2 * LENGTH}: {describe(longer)}"
     )
 
 

@@ -4,21 +4,26 @@ Page: docs/scale/reward-model-slow-multinode.md (中文: docs/scale/reward-model
 """
 
 # --8<-- [start:fix]
-# per_device_train_batch_size counts PAIRS: every forward pass holds twice as many sequences.
-# Same 8 pairs per optimizer step, half the sequences (and activation memory) per forward pass:
-SYMPTOM = dict(per_device_train_batch_size=4, gradient_accumulation_steps=1)  # 8 sequences per forward
-FIX = dict(per_device_train_batch_size=2, gradient_accumulation_steps=2)  # 4 sequences per forward, 2 forwards
-# RewardConfig(..., **FIX)
+import torch
+from trl import RewardConfig
+
+# per_device_train_batch_size counts PAIRS: every forward pass holds twice as many sequences. The same 4 pairs per
+# optimizer step as per_device_train_batch_size=4, with half the sequences (and activation memory) per forward pass:
+reward_config = RewardConfig(
+    per_device_train_batch_size=2,  # 2 chosen + 2 rejected = 4 sequences per forward pass
+    gradient_accumulation_steps=2,  # 2 forward passes per optimizer step
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import RewardConfig, RewardTrainer
+from trl import RewardTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -33,18 +38,10 @@ def pairs(n, seed):
     return Dataset.from_list(rows)
 
 
-def train(seed, **batch):
+def train(seed, config):
     """Two optimizer steps; return the shape and the real tokens of every forward pass, and the logs."""
     set_seed(seed)
-    args = RewardConfig(
-        max_steps=2,
-        logging_steps=1,
-        save_strategy="no",
-        report_to="none",
-        seed=seed,
-        bf16=torch.cuda.is_available(),
-        **batch,
-    )
+    args = dataclasses.replace(config, max_steps=2, logging_steps=1, save_strategy="no", report_to="none", seed=seed)
     trainer = RewardTrainer(model=MODEL, args=args, train_dataset=pairs(16, seed))
     forwards = []
 
@@ -67,10 +64,12 @@ def train(seed, **batch):
 
 
 def check(seed: int = 0) -> str:
+    # The symptom: 4 pairs per forward pass, 8 sequences padded to the longest of them.
+    symptom_config = RewardConfig(per_device_train_batch_size=4, gradient_accumulation_steps=1, bf16=reward_config.bf16)
     results = {}
-    for name, batch in (("symptom", SYMPTOM), ("fix", FIX)):
-        forwards, steps = train(seed, **batch)
-        per_device, accumulation = batch["per_device_train_batch_size"], batch["gradient_accumulation_steps"]
+    for name, config in (("symptom", symptom_config), ("fix", reward_config)):
+        forwards, steps = train(seed, config)
+        per_device, accumulation = config.per_device_train_batch_size, config.gradient_accumulation_steps
         assert len(forwards) == 2 * accumulation, f"claim: {accumulation} forward pass(es) per optimizer step"
         for f in forwards:
             rows, width = f["shape"]
@@ -87,9 +86,9 @@ def check(seed: int = 0) -> str:
     assert real_s == real_f, "claim: both settings train on the same pairs and tokens per optimizer step"
     assert all(abs(a - b) <= 1e-2 * abs(a) for a, b in zip(loss_s, loss_f)), "claim: and log the same loss"
     return (
-        f"{SYMPTOM}: {fwd_s} forward of {shape_s[0]} sequences per step; {FIX}: {fwd_f} forwards of {shape_f[0]}; "
-        f"same {real_s} real tokens over 2 steps ({padded_s - real_s} padding tokens in the symptom run), "
-        f"losses {[round(x, 4) for x in loss_s]} vs {[round(x, 4) for x in loss_f]}"
+        f"batch 4 x 1: {fwd_s} forward of {shape_s[0]} sequences per step; batch 2 x 2: {fwd_f} forwards of "
+        f"{shape_f[0]}; same {real_s} real tokens over 2 steps ({padded_s - real_s} padding tokens in the symptom "
+        f"run), losses {[round(x, 4) for x in loss_s]} vs {[round(x, 4) for x in loss_f]}"
     )
 
 

@@ -6,30 +6,34 @@ Page: docs/scale/sft-out-of-memory.md (中文: docs/scale/sft-out-of-memory.zh.m
 """
 
 # --8<-- [start:fix]
+import torch
 from peft import LoraConfig  # pip install "trl[peft]"
+from trl import SFTConfig
 
 # Activations scale with the tokens of one micro-batch: per_device_train_batch_size x sequence length.
-SMALL_MICRO_BATCH = dict(
+sft_config = SFTConfig(
     per_device_train_batch_size=1,  # default 8
     gradient_accumulation_steps=8,  # keeps the effective batch of 8
     max_length=512,  # default 1024; longer examples are truncated to it
-    activation_checkpointing=True,  # = gradient_checkpointing (transformers 5 name); TRL's default, keep it on
+    gradient_checkpointing=True,  # TRL's default: keep it on (called activation_checkpointing from transformers 5.23)
+    bf16=torch.cuda.is_available(),
 )
 # Weights, gradients and Adam states do not depend on the batch: train an adapter, freeze the base.
-LORA = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
+lora_config = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"], task_type="CAUSAL_LM")
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
 
-import torch
 from datasets import Dataset
 from torch.profiler import ProfilerActivity, profile
 from transformers import TrainerCallback, set_seed
-from trl import SFTConfig, SFTTrainer
+from trl import SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+LENGTH = 128  # tokens of the longest measured sequence
 
 
 def peak_and_held(prof):
@@ -62,13 +66,15 @@ class CountState(TrainerCallback):
         )
 
 
-def run(seed, lengths, batch=1, peft_config=None, **config):
-    """SFT on pre-tokenized rows of the given lengths; one step per `batch` rows. Returns forwards and state."""
+def run(seed, config, lengths, batch=1, peft_config=None):
+    """`config` on pre-tokenized rows of the given lengths, one optimizer step per `batch` rows: forwards and state."""
     set_seed(seed)
     generator = torch.Generator().manual_seed(seed)
     rows = [{"input_ids": torch.randint(100, 300, (n,), generator=generator).tolist()} for n in lengths]
-    args = SFTConfig(
+    args = dataclasses.replace(
+        config,
         per_device_train_batch_size=batch,
+        gradient_accumulation_steps=1,  # every forward pass measured on its own
         max_length=max(lengths),
         max_steps=len(lengths) // batch,
         logging_steps=1,
@@ -76,7 +82,6 @@ def run(seed, lengths, batch=1, peft_config=None, **config):
         seed=seed,
         use_cpu=True,  # the profiler sees every allocation on the CPU
         bf16=False,
-        **config,
     )
     state = CountState()
     trainer = MeasuredSFTTrainer(
@@ -96,36 +101,42 @@ def check(seed: int = 0) -> str:
 
     defaults = SFTConfig(bf16=torch.cuda.is_available())
     assert (defaults.max_length, defaults.per_device_train_batch_size) == (1024, 8), "claim: defaults 1024 and 8"
-    assert defaults.activation_checkpointing, "claim: TRL turns gradient checkpointing on by default"
-    small = SFTConfig(**SMALL_MICRO_BATCH, bf16=torch.cuda.is_available())
+    assert defaults.gradient_checkpointing, "claim: TRL turns gradient checkpointing on by default"
     default_tokens = defaults.per_device_train_batch_size * defaults.max_length
-    assert small.per_device_train_batch_size * small.max_length * 16 == default_tokens, "claim: 16x fewer tokens"
-    assert small.per_device_train_batch_size * small.gradient_accumulation_steps == 8, "claim: same effective batch"
+    fix_tokens = sft_config.per_device_train_batch_size * sft_config.max_length
+    assert fix_tokens * 16 == default_tokens, "claim: the Fix holds 16x fewer tokens per micro-batch"
+    effective = sft_config.per_device_train_batch_size * sft_config.gradient_accumulation_steps
+    assert effective == defaults.per_device_train_batch_size, "claim: the Fix keeps the effective batch of 8"
 
-    held, full = run(seed, [256, 512])  # checkpointing on (the default), batch 1
-    no_ckpt, no_ckpt_state = run(seed, [512], activation_checkpointing=False)
-    batch4, batch4_state = run(seed, [128] * 4, batch=4)  # 4 x 128 tokens
-    lora_held, lora = run(seed, [512], peft_config=LORA)
+    # Measured at a quarter of the Fix's max_length to keep the CPU run short; the ratios do not depend on it.
+    n = LENGTH
+    held, full = run(seed, sft_config, [n // 2, n])  # checkpointing on (the default), batch 1
+    # A fresh config: dataclasses.replace(sft_config, gradient_checkpointing=False) would keep it on in
+    # transformers >= 5.23, where the copied activation_checkpointing=True wins over the deprecated alias.
+    no_ckpt_config = SFTConfig(gradient_checkpointing=False, bf16=torch.cuda.is_available())
+    no_ckpt, no_ckpt_state = run(seed, no_ckpt_config, [n])
+    batch4, batch4_state = run(seed, sft_config, [n // 4] * 4, batch=4)  # 4 x n/4 tokens
+    lora_held, lora = run(seed, sft_config, [n], peft_config=lora_config)
 
-    growth = held[512] / held[256]
+    growth = held[n] / held[n // 2]
     assert 1.6 < growth < 2.4, f"claim: held activations grow in proportion to sequence length: x{growth:.2f}"
-    assert no_ckpt[512] > 2 * held[512], f"claim: checkpointing at least halves held activations: {no_ckpt[512]}"
-    assert abs(batch4[512] / held[512] - 1) < 0.25, "claim: 4 x 128 tokens hold about what 1 x 512 tokens hold"
+    assert no_ckpt[n] > 2 * held[n], f"claim: checkpointing at least halves held activations: {no_ckpt[n]}"
+    assert abs(batch4[n] / held[n] - 1) < 0.25, f"claim: 4 x {n // 4} tokens hold about what 1 x {n} tokens hold"
     assert (batch4_state.weights, batch4_state.grads_adam) == (full.weights, full.grads_adam), (
         "claim: weights, gradients and Adam states do not shrink with the batch or the length"
     )
     assert (no_ckpt_state.weights, no_ckpt_state.grads_adam) == (full.weights, full.grads_adam), (
         "claim: checkpointing does not touch weights, gradients or Adam states"
     )
-    n = full.weights // 4
-    assert abs((full.weights + full.grads_adam) / n - 16) < 0.01, "claim: batch size 1 still holds 16 bytes/param"
+    params = full.weights // 4  # float32 weights
+    assert abs((full.weights + full.grads_adam) / params - 16) < 0.01, "claim: batch size 1 still holds 16 bytes/param"
     assert lora.grads_adam < 0.1 * full.grads_adam, "claim: LoRA drops the frozen weights' gradients and Adam states"
     assert lora.weights >= full.weights, "claim: LoRA still loads every base weight"
-    assert lora_held[512] > 0.5 * held[512], "claim: LoRA barely changes the activations"
+    assert lora_held[n] > 0.5 * held[n], "claim: LoRA barely changes the activations"
     return (
-        f"held for backward at 256/512 tokens: {held[256] / 1e3:.0f}/{held[512] / 1e3:.0f} KB; 512 tokens without "
-        f"checkpointing {no_ckpt[512] / 1e3:.0f} KB; 4 x 128 tokens {batch4[512] / 1e3:.0f} KB; LoRA "
-        f"{lora_held[512] / 1e3:.0f} KB; weights+grads+Adam {(full.weights + full.grads_adam) / 1e3:.0f} KB "
+        f"held for backward at {n // 2}/{n} tokens: {held[n // 2] / 1e3:.0f}/{held[n] / 1e3:.0f} KB; {n} tokens "
+        f"without checkpointing {no_ckpt[n] / 1e3:.0f} KB; 4 x {n // 4} tokens {batch4[n] / 1e3:.0f} KB; LoRA "
+        f"{lora_held[n] / 1e3:.0f} KB; weights+grads+Adam {(full.weights + full.grads_adam) / 1e3:.0f} KB "
         f"at any batch, LoRA {(lora.weights + lora.grads_adam) / 1e3:.0f} KB"
     )
 

@@ -14,77 +14,62 @@ for name in ("PPOTrainer", "OnlineDPOTrainer", "NashMDTrainer", "XPOTrainer", "O
 
 
 # --8<-- [start:fix]
-import importlib
+# Stable trainers still import from trl: DPOTrainer, GRPOTrainer, KTOTrainer, RewardTrainer, RLOOTrainer, SFTTrainer.
+# These moved to trl.experimental.<module> in 0.26 (the `from trl import` aliases were removed in 0.29):
+from trl.experimental.cpo import CPOTrainer
+from trl.experimental.gkd import GKDTrainer
+from trl.experimental.online_dpo import OnlineDPOTrainer
+from trl.experimental.orpo import ORPOTrainer
 
-# Stable trainers: `from trl import DPOTrainer, GRPOTrainer, KTOTrainer, RewardTrainer, RLOOTrainer, SFTTrainer`.
-# The rest moved to `trl.experimental.<module>` in 0.26 (top-level aliases removed in 0.29):
-EXPERIMENTAL = {
-    "OnlineDPOTrainer": "trl.experimental.online_dpo",
-    "CPOTrainer": "trl.experimental.cpo",
-    "ORPOTrainer": "trl.experimental.orpo",
-    "GKDTrainer": "trl.experimental.gkd",
-}
-# ...and these left TRL entirely in the release named here (pin an older TRL or port the code):
-REMOVED_IN = {
-    "PPOTrainer": "1.13",
-    "NashMDTrainer": "1.14",
-    "XPOTrainer": "1.14",
-    "BCOTrainer": "1.14",
-    "PRMTrainer": "1.14",
-}
-REMOVED_MODULE = {
-    "PPOTrainer": "ppo",
-    "NashMDTrainer": "nash_md",
-    "XPOTrainer": "xpo",
-    "BCOTrainer": "bco",
-    "PRMTrainer": "prm",
-}
-
-
-def load_trainer(name):
-    """The trainer class for `name` on the installed TRL, or an ImportError that says what happened to it."""
-    if name in EXPERIMENTAL:
-        return getattr(importlib.import_module(EXPERIMENTAL[name]), name)
-    if name in REMOVED_IN:
-        try:
-            return getattr(importlib.import_module(f"trl.experimental.{REMOVED_MODULE[name]}"), name)
-        except ModuleNotFoundError:
-            raise ImportError(
-                f"{name} was removed from TRL in {REMOVED_IN[name]}; pin trl<{REMOVED_IN[name]}"
-            ) from None
-    return getattr(importlib.import_module("trl"), name)
-
-
+# Gone from TRL: PPOTrainer in 1.13; NashMDTrainer, XPOTrainer, BCOTrainer and PRMTrainer in 1.14. Pin the last
+# release that had them (pip install "trl<1.13" or "trl<1.14") or port the code (see below).
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import importlib
+
 import transformers
 import trl
 from packaging.version import Version
 
 STABLE = ("SFTTrainer", "DPOTrainer", "GRPOTrainer", "RLOOTrainer", "KTOTrainer", "RewardTrainer")
+EXPERIMENTAL = {  # what the Fix imports, and the module it comes from
+    "OnlineDPOTrainer": (OnlineDPOTrainer, "trl.experimental.online_dpo"),
+    "CPOTrainer": (CPOTrainer, "trl.experimental.cpo"),
+    "ORPOTrainer": (ORPOTrainer, "trl.experimental.orpo"),
+    "GKDTrainer": (GKDTrainer, "trl.experimental.gkd"),
+}
+REMOVED = {  # trainer: (its trl.experimental module, the release that removed it)
+    "PPOTrainer": ("ppo", "1.13"),
+    "NashMDTrainer": ("nash_md", "1.14"),
+    "XPOTrainer": ("xpo", "1.14"),
+    "BCOTrainer": ("bco", "1.14"),
+    "PRMTrainer": ("prm", "1.14"),
+}
 
 
 def check(seed: int = 0) -> str:
     installed = Version(trl.__version__)
     for name in STABLE:
         assert issubclass(getattr(trl, name), transformers.Trainer), f"claim: `from trl import {name}` works"
-    for name in (*EXPERIMENTAL, *REMOVED_IN):
+    for name in (*EXPERIMENTAL, *REMOVED):
         try:
             getattr(trl, name)
             top_level = True
         except (ImportError, AttributeError):
             top_level = False
         assert not top_level, f"claim: `from trl import {name}` fails on TRL {installed}"
-    for name in EXPERIMENTAL:
-        assert issubclass(load_trainer(name), transformers.Trainer), f"claim: {name} lives in {EXPERIMENTAL[name]}"
+    for name, (cls, module) in EXPERIMENTAL.items():
+        assert issubclass(cls, transformers.Trainer) and cls.__module__.startswith(module + "."), (
+            f"claim: {name} lives in {module}"
+        )
     gone = []
-    for name, release in REMOVED_IN.items():
+    for name, (module, release) in REMOVED.items():
         try:
-            load_trainer(name)
+            getattr(importlib.import_module(f"trl.experimental.{module}"), name)
             present = True
-        except ImportError:
+        except ModuleNotFoundError:
             present = False
             gone.append(name)
         assert present == (installed < Version(release)), (

@@ -23,11 +23,17 @@ print(repr(wrong_field.packing), wrong_field.packing_strategy)  # 'bfd_split' bf
 # --8<-- [start:fix]
 # packing is on/off; packing_strategy picks how: "bfd" (default, cuts what does not fit in max_length),
 # "bfd_split" (the old "bfd-requeue": splits long samples, keeps every token), or "wrapped".
-KEEP_EVERY_TOKEN = dict(packing=True, packing_strategy="bfd_split", max_length=32)  # SFTConfig(..., **KEEP_EVERY_TOKEN)
+sft_config = SFTConfig(
+    packing=True,
+    packing_strategy="bfd_split",  # not packing="bfd_split": that is just packing=True, i.e. "bfd"
+    max_length=2048,
+    bf16=torch.cuda.is_available(),
+)
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
 
 from datasets import Dataset
@@ -40,21 +46,13 @@ TEXTS = [
     "The cat sat on the mat.",
     "Short one.",
     "Another short line here.",
-    "A long document " + "that keeps going and going " * 2 + "until the end.",  # longer than max_length=32
+    "A long document " + "that keeps going and going " * 6 + "until the end.",  # longer than max_length=32
 ]
 
 
-def prepared(model, **options):
-    """The trainer SFTTrainer builds for these options (dataset tokenized and packed, nothing trained)."""
-    args = SFTConfig(
-        per_device_train_batch_size=2,
-        max_steps=1,
-        logging_steps=1,
-        save_strategy="no",
-        report_to="none",
-        bf16=torch.cuda.is_available(),
-        **options,
-    )
+def prepared(model, config):
+    """The trainer SFTTrainer builds for this config (dataset tokenized and packed, nothing trained)."""
+    args = dataclasses.replace(config, per_device_train_batch_size=2, max_steps=1, save_strategy="no", report_to="none")
     return SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list([{"text": t} for t in TEXTS]))
 
 
@@ -70,12 +68,13 @@ def check(seed: int = 0) -> str:
     assert wrong_field.packing_strategy == "bfd", "claim: packing='bfd_split' leaves packing_strategy at 'bfd'"
 
     model = AutoModelForCausalLM.from_pretrained(MODEL)
-    unpacked = total_tokens(prepared(model, max_length=None))
+    unpacked = total_tokens(prepared(model, SFTConfig(max_length=None, bf16=torch.cuda.is_available())))
+    split_config = dataclasses.replace(sft_config, max_length=32)  # 32 tokens: the long text below does not fit
     runs = {
-        "packing=True": prepared(model, packing=True, max_length=32),
-        "bfd_split": prepared(model, **KEEP_EVERY_TOKEN),
-        "wrapped": prepared(model, packing=True, packing_strategy="wrapped", max_length=32),
-        "packing='bfd_split'": prepared(model, packing="bfd_split", max_length=32),
+        "packing=True": prepared(model, SFTConfig(packing=True, max_length=32, bf16=torch.cuda.is_available())),
+        "bfd_split": prepared(model, split_config),
+        "wrapped": prepared(model, dataclasses.replace(split_config, packing_strategy="wrapped")),
+        "packing='bfd_split'": prepared(model, dataclasses.replace(wrong_field, max_length=32)),
     }
     tokens = {name: total_tokens(trainer) for name, trainer in runs.items()}
     assert tokens["packing=True"] < unpacked, f"claim: default 'bfd' drops the overflow ({tokens} vs {unpacked})"
@@ -92,7 +91,7 @@ def check(seed: int = 0) -> str:
     assert int((positions == 0).sum()) == len(row["seq_lengths"]), "claim: positions restart at every packed sample"
 
     try:
-        prepared(model, packing=True, packing_strategy="bfd-split", max_length=32)
+        prepared(model, dataclasses.replace(split_config, packing_strategy="bfd-split"))
         typo = None
     except ValueError as error:
         typo = error

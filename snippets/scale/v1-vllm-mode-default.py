@@ -19,10 +19,14 @@ print([str(w.message) for w in caught if "vllm" in str(w.message).lower()])  # [
 
 
 # --8<-- [start:fix]
-# Name the mode every time use_vllm=True: the same line means the same thing on TRL 0.x and 1.x.
-SERVER = dict(use_vllm=True, vllm_mode="server", vllm_server_host="10.0.0.2")  # `trl vllm-serve` elsewhere
-COLOCATE = dict(use_vllm=True, vllm_mode="colocate")  # vLLM inside each training process, on its GPU
-# GRPOConfig(..., **SERVER) or RLOOConfig(..., **SERVER)
+# Name the mode every time use_vllm=True: the same lines mean the same thing on TRL 0.x and 1.x.
+grpo_config = GRPOConfig(
+    use_vllm=True,
+    vllm_mode="server",  # a `trl vllm-serve` elsewhere; "colocate" runs vLLM inside each training process
+    vllm_server_host="10.0.0.2",
+    bf16=torch.cuda.is_available(),
+)
+# RLOOConfig(use_vllm=True, vllm_mode="server", vllm_server_host="10.0.0.2", ...) takes the same arguments.
 # --8<-- [end:fix]
 
 
@@ -50,9 +54,12 @@ def check(seed: int = 0) -> str:
         assert old.vllm_mode == "colocate", f"claim: {config.__name__} ignores the server address in v1"
         vllm_warnings = [str(w.message) for w in caught if "vllm" in str(w.message).lower()]
         assert not vllm_warnings, f"claim: no warning says the server settings are unused, got {vllm_warnings}"
-        # fix: an explicit mode is kept as written
-        assert config(**SERVER, bf16=bf16).vllm_mode == "server", f"claim: {config.__name__} keeps vllm_mode='server'"
-        assert config(**COLOCATE, bf16=bf16).vllm_mode == "colocate", f"claim: {config.__name__} keeps colocate"
+        # fix: an explicit mode is kept as written, in both configs
+        server = {name: getattr(grpo_config, name) for name in ("use_vllm", "vllm_mode", "vllm_server_host")}
+        assert config(**server, bf16=bf16).vllm_mode == "server", f"claim: {config.__name__} keeps vllm_mode='server'"
+        colocate = config(use_vllm=True, vllm_mode="colocate", bf16=bf16)
+        assert colocate.vllm_mode == "colocate", f"claim: {config.__name__} keeps colocate"
+    assert grpo_config.vllm_mode == "server", "claim: the Fix's config is in server mode"
     return (
         f"TRL {trl.__version__}: vllm_mode defaults {defaults}; server address without a mode -> colocate, no warning"
     )

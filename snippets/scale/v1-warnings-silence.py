@@ -30,19 +30,26 @@ from trl.import_utils import TRLExperimentalWarning  # noqa: E402
 
 warnings.filterwarnings("ignore", category=TRLExperimentalWarning)  # the same for the import notice, from Python
 
-# transformers 5 warns about TRL's default gradient_checkpointing=True; naming the new field keeps it, silently:
-CHECKPOINTING = dict(activation_checkpointing=True)  # SFTConfig(..., **CHECKPOINTING), GRPOConfig(...), ...
+# transformers >= 5.23 renamed gradient_checkpointing to activation_checkpointing and warns about the old name, which
+# TRL's configs set by default. Older transformers has only the old name (activation_checkpointing=... is a TypeError).
+import dataclasses  # noqa: E402
+
+import torch  # noqa: E402
+from transformers import TrainingArguments  # noqa: E402
+from trl import SFTConfig  # noqa: E402
+
+if "activation_checkpointing" in {f.name for f in dataclasses.fields(TrainingArguments)}:
+    sft_config = SFTConfig(activation_checkpointing=True, bf16=torch.cuda.is_available())  # on, and no warning
+else:
+    sft_config = SFTConfig(gradient_checkpointing=True, bf16=torch.cuda.is_available())  # nothing to warn about
 # --8<-- [end:fix]
 
 
 # --8<-- [start:evidence]
-import dataclasses
 import importlib
 
-import torch
 from datasets import Dataset
-from transformers import TrainingArguments
-from trl import GRPOConfig, GRPOTrainer, SFTConfig
+from trl import GRPOConfig, GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
@@ -108,17 +115,25 @@ def check(seed: int = 0) -> str:
     assert rollout_func_notice("true"), "claim: the rollout_func notice ignores values other than '1'"
     assert not rollout_func_notice("1"), "claim: TRL_EXPERIMENTAL_SILENCE=1 silences the rollout_func notice"
 
+    assert sft_config.gradient_checkpointing, "claim: the Fix keeps checkpointing on"
     fields = {f.name for f in dataclasses.fields(TrainingArguments)}
-    if "activation_checkpointing" in fields:  # transformers releases that renamed gradient_checkpointing
+    if "activation_checkpointing" in fields:  # transformers >= 5.23, where the old name warns
         with warnings.catch_warnings(record=True) as default_run:
             warnings.simplefilter("always")
             default = SFTConfig(bf16=torch.cuda.is_available())
         with warnings.catch_warnings(record=True) as fixed_run:
             warnings.simplefilter("always")
-            fixed = SFTConfig(**CHECKPOINTING, bf16=torch.cuda.is_available())
+            fixed = SFTConfig(activation_checkpointing=True, bf16=torch.cuda.is_available())  # the Fix's line
         assert any("gradient_checkpointing" in str(w.message) for w in default_run), "claim: TRL's default warns"
         assert not any("checkpointing" in str(w.message) for w in fixed_run), "claim: the new name does not"
-        assert default.gradient_checkpointing and fixed.gradient_checkpointing, "claim: checkpointing stays on"
+        assert default.gradient_checkpointing and fixed.activation_checkpointing, "claim: checkpointing stays on"
+    else:  # older transformers: the new name does not exist, so the Fix must not use it
+        try:
+            SFTConfig(activation_checkpointing=True, bf16=torch.cuda.is_available())
+            unknown = False
+        except TypeError:
+            unknown = True
+        assert unknown, "claim: before transformers 5.23, activation_checkpointing is an unexpected keyword"
     os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"  # back to the Fix setting
     return "import notice: unset warns, '1' and '0' silence; rollout_func notice: 'true' warns, '1' silences"
 

@@ -4,14 +4,17 @@ Page: docs/scale/vllm-every-rank-many-nodes.md (中文: docs/scale/vllm-every-ra
 """
 
 # --8<-- [start:fix]
+import torch
+from trl import GRPOConfig
+
 # Training ranks on their own nodes; one vLLM server (started first, on other GPUs) generates for all of them.
-SERVER = dict(
+grpo_config = GRPOConfig(
     use_vllm=True,
     vllm_mode="server",  # say it: use_vllm=True alone means "colocate" (TRL >= 1.0)
     vllm_server_base_url="http://10.0.0.5:8000",  # the node running the vLLM server (overrides host/port)
     vllm_server_timeout=600,  # seconds to wait for the server at start-up (default 240)
+    bf16=torch.cuda.is_available(),
 )
-# GRPOConfig(..., **SERVER)
 # --8<-- [end:fix]
 
 
@@ -21,10 +24,9 @@ import inspect
 import os
 import socket
 
-import torch
 from datasets import Dataset
 from transformers import set_seed
-from trl import GRPOConfig, GRPOTrainer, RLOOConfig
+from trl import GRPOTrainer, RLOOConfig
 from trl.generation.vllm_generation import VLLMGeneration
 from trl.scripts.vllm_serve import ScriptArguments as VLLMServeArguments
 
@@ -53,8 +55,10 @@ def check(seed: int = 0) -> str:
     assert 'distributed_executor_backend="external_launcher"' in colocate, "claim: one engine per launched process"
     assert "must divide world size" in colocate, "claim: vllm_tensor_parallel_size groups ranks into one engine"
 
-    args = GRPOConfig(**SERVER, bf16=bf16)
-    assert (args.vllm_mode, args.vllm_server_base_url) == ("server", SERVER["vllm_server_base_url"]), "claim: fix"
+    assert (grpo_config.vllm_mode, grpo_config.vllm_server_base_url) == ("server", "http://10.0.0.5:8000"), (
+        "claim: the Fix is in server mode, pointed at the server's node"
+    )
+    assert grpo_config.vllm_server_timeout == 600, "claim: the Fix waits 600 s for the server"
     defaults = GRPOConfig(use_vllm=True, vllm_mode="server", bf16=bf16)
     assert (defaults.vllm_server_host, defaults.vllm_server_port) == ("0.0.0.0", 8000), "claim: default address"
     assert defaults.vllm_server_base_url is None, "claim: without a base URL, host and port are used"
@@ -66,7 +70,7 @@ def check(seed: int = 0) -> str:
     return (
         f"use_vllm=True alone: colocate, one engine per process (on {nodes} nodes x {gpus} GPUs: {nodes * gpus} "
         f"engines, {nodes * gpus // 2} with vllm_tensor_parallel_size=2); server mode: no engine in the trainer, "
-        f"rank 0 connects to {SERVER['vllm_server_base_url']}"
+        f"rank 0 connects to {grpo_config.vllm_server_base_url}"
     )
 
 
@@ -91,11 +95,15 @@ def check_vllm(seed: int = 0) -> str:
     with socket.socket() as s:  # a port where no server listens
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    no_server = dict(SERVER, vllm_server_base_url=f"http://127.0.0.1:{port}", vllm_server_timeout=5)
+    no_server = dataclasses.replace(  # the Fix, pointed at a port where nothing listens
+        grpo_config,
+        vllm_server_base_url=f"http://127.0.0.1:{port}",
+        vllm_server_timeout=5,
+        generation_batch_size=None,  # derived from steps_per_generation: GRPOConfig refuses both set, as in a copy
+        **common,
+    )
     try:
-        GRPOTrainer(
-            model=MODEL, reward_funcs=length_reward, args=GRPOConfig(**no_server, **common), train_dataset=prompts
-        )
+        GRPOTrainer(model=MODEL, reward_funcs=length_reward, args=no_server, train_dataset=prompts)
     except Exception as e:  # noqa: BLE001 - requests' ConnectionError is not the built-in one
         assert "can't be reached" in str(e), f"claim: server mode waits for a server it does not start: {e!r}"
     else:

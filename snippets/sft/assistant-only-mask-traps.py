@@ -4,12 +4,18 @@ Page: docs/sft/assistant-only-mask-traps.md (中文: docs/sft/assistant-only-mas
 """
 
 # --8<-- [start:fix]
+from pathlib import Path
+
+import torch
 from trl import SFTConfig
 
-# ChatML with {% generation %} ... {% endgeneration %} around each assistant reply AND its <|im_end|>:
-# exactly the tokens inside the markers get a label when assistant_only_loss=True.
+# SmolLM2-Instruct's ChatML template, unchanged except for {% generation %} ... {% endgeneration %} around
+# each assistant reply AND its <|im_end|>: exactly the tokens inside get a label with assistant_only_loss=True.
 CHATML_TRAINING = (
     "{% for message in messages %}"
+    "{% if loop.first and messages[0]['role'] != 'system' %}"
+    "{{ '<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n' }}"
+    "{% endif %}"
     "{% if message['role'] == 'assistant' %}"
     "{{ '<|im_start|>assistant\n' }}"
     "{% generation %}{{ message['content'] + '<|im_end|>' }}{% endgeneration %}"
@@ -20,7 +26,12 @@ CHATML_TRAINING = (
     "{% endfor %}"
     "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
 )
-FIX = dict(assistant_only_loss=True)  # with tokenizer.chat_template = CHATML_TRAINING (see the prose)
+Path("chatml_training.jinja").write_text(CHATML_TRAINING)
+sft_config = SFTConfig(
+    assistant_only_loss=True,
+    chat_template_path="chatml_training.jinja",  # read over the tokenizer's template when the trainer starts
+    bf16=torch.cuda.is_available(),
+)
 
 
 def labelled_text(trainer, i=0):
@@ -36,9 +47,10 @@ def labelled_text(trainer, i=0):
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import os
+import re
 
-import torch
 import trl
 from datasets import Dataset
 from packaging.version import Version
@@ -46,14 +58,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
 from trl import SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
-
-# The same ChatML without the markers: how most templates are written. TRL has no training version of it.
-CHATML = (
-    "{% for message in messages %}"
-    "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}"
-    "{% endfor %}"
-    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
-)
+NEW_TRL = Version(trl.__version__) >= Version("1.1")  # SFTTrainer checks (and swaps) templates at start-up
 
 CHAT = [
     [{"role": "user", "content": "What is the capital of France?"}, {"role": "assistant", "content": "Paris."}],
@@ -61,12 +66,16 @@ CHAT = [
 ]
 
 
-def prepare(model, template=None, **fields):
-    """Build an SFTTrainer (dataset preparation only, no training). template=None keeps the model's own."""
+def without_markers(template):
+    """The template as most hub models ship it: no {% generation %} markers (a no-op on SmolLM2's or Qwen2.5's)."""
+    return re.sub(r"\{%-?\s*(end)?generation\s*-?%\}", "", template)
+
+
+def prepare(model, args, template=None):
+    """Build an SFTTrainer (dataset preparation only, no training). template=None keeps the tokenizer's own."""
     tokenizer = AutoTokenizer.from_pretrained(MODEL)
     if template is not None:
         tokenizer.chat_template = template
-    args = SFTConfig(bf16=torch.cuda.is_available(), **fields)
     dataset = Dataset.from_list([{"messages": messages} for messages in CHAT])
     return SFTTrainer(model=model, args=args, train_dataset=dataset, processing_class=tokenizer)
 
@@ -81,21 +90,31 @@ def counts(trainer):
 def check(seed: int = 0) -> str:
     set_seed(seed)
     model = AutoModelForCausalLM.from_pretrained(MODEL)
+    bf16 = torch.cuda.is_available()
+    # The model's template as hub models ship it: SmolLM2's as it is; the tiny test model's with its markers
+    # stripped (it is the marked CHATML_TRAINING's shape); Qwen2.5's as it is (TRL ships a marked copy of that one).
+    hub_template = without_markers(AutoTokenizer.from_pretrained(MODEL).chat_template)
 
     # Trap 1: assistant_only_loss left at its default (False): user turns and markup are trained too.
-    labelled, tokens, _ = counts(prepare(model))
+    labelled, tokens, _ = counts(prepare(model, SFTConfig(bf16=bf16), hub_template))
     assert labelled == tokens, f"claim: by default every token is labelled, got {labelled}/{tokens}"
 
-    # Trap 2: a template without markers that TRL cannot patch: SFTTrainer refuses it
-    # (ValueError at start-up since TRL 1.1, RuntimeError during dataset preparation before).
-    new_trl = Version(trl.__version__) >= Version("1.1")
+    # Trap 2: assistant_only_loss=True on a template without markers that TRL has no training copy of: SFTTrainer
+    # refuses it (ValueError at start-up since TRL 1.1, RuntimeError during dataset preparation before).
     try:
-        prepare(model, CHATML, **FIX)
+        swapped = prepare(model, SFTConfig(assistant_only_loss=True, bf16=bf16), hub_template)
         error = "no error"
     except (ValueError, RuntimeError) as e:
-        error = f"{type(e).__name__}: {e}"
-    expected = "not training-compatible" if new_trl else "no assistant tokens"
-    assert expected in error, f"claim: SFTTrainer refuses an unmarked template, got {error!r}"
+        swapped, error = None, f"{type(e).__name__}: {e}"
+    if swapped is None:
+        expected = "not training-compatible" if NEW_TRL else "no assistant tokens"
+        assert expected in error, f"claim: SFTTrainer refuses an unmarked template it cannot patch, got {error!r}"
+        how = error.split(":")[0]
+    else:  # only TRL >= 1.1, only for a template it ships a marked copy of (Qwen2.5, Llama 3, ...)
+        swapped_text = labelled_text(swapped)
+        assert NEW_TRL and swapped.chat_template, f"claim: only TRL >= 1.1 swaps a template in, got {error!r}"
+        assert "capital" not in swapped_text, f"claim: the swapped-in copy masks the prompt: {swapped_text!r}"
+        how = "TRL swapped in its training copy"
 
     # Trap 3: the same template through transformers directly: an all-zero mask and no error.
     tokenizer = AutoTokenizer.from_pretrained(MODEL)
@@ -103,41 +122,25 @@ def check(seed: int = 0) -> str:
         name: tokenizer.apply_chat_template(
             CHAT[0], chat_template=template, return_assistant_tokens_mask=True, return_dict=True
         )["assistant_masks"]
-        for name, template in (("plain", CHATML), ("marked", CHATML_TRAINING))
+        for name, template in (("plain", hub_template), ("marked", CHATML_TRAINING))
     }
     assert sum(masks["plain"]) == 0 < sum(masks["marked"]), f"claim: no markers -> all-zero mask, got {masks}"
 
     # Trap 4: the old string-matching collator is gone.
     assert not hasattr(trl, "DataCollatorForCompletionOnlyLM"), "claim: TRL no longer has the old collator"
 
-    # Fix: markers around the reply and its <|im_end|>: only that is labelled, also after packing.
-    fixed = prepare(model, CHATML_TRAINING, **FIX)
+    # Fix: sft_config loads the marked template from chat_template_path over the same unmarked one.
+    fixed = prepare(model, sft_config, hub_template)
     marked = counts(fixed)
     assert labelled_text(fixed) == "Paris.<|im_end|>", f"claim: only reply + <|im_end|>: {labelled_text(fixed)!r}"
     assert 0 < marked[0] < marked[1] / 2, f"claim: assistant-only keeps a minority of tokens, got {marked}"
-    packed = counts(prepare(model, CHATML_TRAINING, packing=True, max_length=128, **FIX))
+    packed = counts(prepare(model, dataclasses.replace(sft_config, packing=True, max_length=256)))
     assert packed[2] < marked[2], f"claim: packing merges the rows, got {packed[2]} vs {marked[2]}"
     assert packed[0] == marked[0], f"claim: packing keeps the mask, got {packed[0]} vs {marked[0]} labelled"
-
-    # The model's own template: used as-is if it has markers, else (since TRL 1.1) TRL swaps in its training
-    # version (Qwen2.5 and the other families in trl/chat_templates); either way only the reply is labelled.
-    try:
-        own = prepare(model, **FIX)
-    except RuntimeError as e:  # TRL < 1.1 swaps in nothing: a template without markers stops here
-        assert not new_trl and "no assistant tokens" in str(e), f"claim: only old TRL stops here, got {e}"
-        own = None
-    if own is None:
-        how = "no markers and no swap before TRL 1.1: RuntimeError"
-    else:
-        own_text = labelled_text(own)
-        assert "Paris." in own_text and "capital" not in own_text, f"claim: own template masks the prompt: {own_text!r}"
-        swapped = getattr(own, "chat_template", None)  # the template TRL swapped in (since 1.1), else None
-        how = "TRL swapped in its training template" if swapped else "its markers used as they are"
     return (
-        f"default labels {labelled}/{tokens} tokens; unmarked template -> {error.split(':')[0]}, "
-        f"transformers' mask all 0; "
-        f"marked: {marked[0]}/{marked[1]} labelled, {packed[0]} after packing into {packed[2]} row(s); "
-        f"model's own template: {how}"
+        f"default labels {labelled}/{tokens} tokens; assistant_only_loss on the unmarked template -> {how}; "
+        f"transformers' mask all 0; chat_template_path with markers: {marked[0]}/{marked[1]} labelled, "
+        f"{packed[0]} after packing into {packed[2]} row(s)"
     )
 
 

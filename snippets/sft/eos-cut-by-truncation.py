@@ -35,6 +35,22 @@ from trl import SFTConfig, SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
+# assistant_only_loss needs {% generation %} markers in the chat template. Many hub templates (SmolLM2's among
+# them) have none, and TRL raises for a template it cannot patch (see the page "Assistant-only loss"): this is
+# plain ChatML with every assistant reply and its <|im_end|> marked, used by the trainer and to count tokens.
+CHATML_TRAINING = (
+    "{% for message in messages %}"
+    "{% if message['role'] == 'assistant' %}"
+    "{{ '<|im_start|>assistant\n' }}"
+    "{% generation %}{{ message['content'] + '<|im_end|>' }}{% endgeneration %}"
+    "{{ '\n' }}"
+    "{% else %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}"
+    "{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
 SHORT = {"messages": [{"role": "user", "content": "Two plus two?"}, {"role": "assistant", "content": "Four."}]}
 LONG = {
     "messages": [
@@ -64,6 +80,7 @@ def eos_labels(row, tokenizer):
 def check(seed: int = 0) -> str:
     set_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(MODEL)
+    tokenizer.chat_template = CHATML_TRAINING
     model = AutoModelForCausalLM.from_pretrained(MODEL)
     assert SFTConfig.__dataclass_fields__["max_length"].default == 1024, "claim: SFTConfig.max_length defaults to 1024"
 

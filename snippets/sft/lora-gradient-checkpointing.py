@@ -4,8 +4,15 @@ Page: docs/sft/lora-gradient-checkpointing.md (中文: docs/sft/lora-gradient-ch
 """
 
 # --8<-- [start:fix]
+import torch
+from trl import SFTConfig
+
 # With SFTTrainer(peft_config=...): the current field names (transformers 5.24 deprecates gradient_checkpointing*).
-FIX = dict(activation_checkpointing=True, activation_checkpointing_kwargs={"use_reentrant": False})
+sft_config = SFTConfig(
+    activation_checkpointing=True,
+    activation_checkpointing_kwargs={"use_reentrant": False},
+    bf16=torch.cuda.is_available(),
+)
 
 
 def enable_checkpointing(model, use_reentrant=False):
@@ -19,18 +26,20 @@ def enable_checkpointing(model, use_reentrant=False):
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import math
 import os
 import warnings
 
-import torch
 from datasets import Dataset
 from peft import LoraConfig, get_peft_model
 from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
-from trl import SFTConfig, SFTTrainer
+from trl import SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 LORA = LoraConfig(r=4, target_modules=["q_proj", "v_proj"])
+# The FutureWarning transformers 5.24 raises for the old field name (training_args.py).
+DEPRECATED = "`gradient_checkpointing` is deprecated and will be removed in v6. Use `activation_checkpointing` instead."
 
 
 def lora_model(seed):
@@ -66,10 +75,10 @@ def check(seed: int = 0) -> str:
     bf16 = torch.cuda.is_available()
     # The names: TRL's own default still sets the deprecated gradient_checkpointing; the new names are quiet.
     old = future_warnings(lambda: SFTConfig(bf16=bf16))
-    assert any("activation_checkpointing" in m for m in old), f"claim: SFTConfig() warns about the old name: {old}"
+    assert DEPRECATED in old, f"claim: SFTConfig() raises the FutureWarning about the old name, got {old}"
     assert SFTConfig(bf16=bf16).activation_checkpointing is True, "claim: TRL turns checkpointing on by default"
-    new = future_warnings(lambda: SFTConfig(bf16=bf16, **FIX))
-    assert not new, f"claim: activation_checkpointing* raise no deprecation warning, got {new}"
+    new = future_warnings(lambda: dataclasses.replace(sft_config))  # builds sft_config again, warnings caught
+    assert DEPRECATED not in new, f"claim: sft_config (activation_checkpointing*) does not raise it, got {new}"
     model, ids = lora_model(seed)
     old_call = future_warnings(lambda: model.gradient_checkpointing_enable())
     assert any("activation_checkpointing_enable" in m for m in old_call), f"claim: old call deprecated: {old_call}"
@@ -91,13 +100,12 @@ def check(seed: int = 0) -> str:
 
     # SFTTrainer + peft_config, even with reentrant checkpointing: it hooks the embeddings and trains.
     set_seed(seed)
-    args = SFTConfig(
-        activation_checkpointing=True,
-        activation_checkpointing_kwargs={"use_reentrant": True},
+    args = dataclasses.replace(
+        sft_config,
+        activation_checkpointing_kwargs={"use_reentrant": True},  # the reentrant variant, to show the hook
         max_steps=2,
         logging_steps=1,
         seed=seed,
-        bf16=bf16,
         save_strategy="no",  # transformers 5 saves a checkpoint at the last step otherwise
     )
     data = Dataset.from_list([{"text": "Two plus two equals four."}] * 4)

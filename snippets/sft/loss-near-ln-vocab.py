@@ -55,6 +55,17 @@ def train(model, tokenizer, seed, learning_rate, steps):
     return [row for row in trainer.state.log_history if "loss" in row and "entropy" in row]
 
 
+def warm_up(model, tokenizer, steps=8, learning_rate=1e-2):
+    """A few plain AdamW steps on TEXTS: only for a random model (the tiny test model) to stand in for a trained one."""
+    batch = tokenizer(TEXTS, return_tensors="pt", padding=True)
+    labels = batch.input_ids.masked_fill(batch.attention_mask == 0, -100)
+    optimizer = torch.optim.AdamW(model.parameters(), lr=learning_rate)
+    for _ in range(steps):
+        model(**batch, labels=labels).loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+
+
 def eos_labels_when_pad_is_eos(model, tokenizer, seed):
     """pad_token = eos_token (the folklore fix): EOS labels in TRL's batch vs transformers' LM collator."""
     tokenizer.pad_token = tokenizer.eos_token
@@ -77,16 +88,18 @@ def check(seed: int = 0) -> str:
     start, ln_v = loss_vs_uniform(broken, tokenizer, TEXTS)
     assert abs(start - ln_v) < 0.05 * ln_v, f"claim: random weights give loss ~ ln(V)={ln_v:.2f}, got {start:.2f}"
     logs = train(broken, tokenizer, seed, learning_rate=2e-5, steps=2)
-    for key in ("loss", "entropy"):
-        values = [row[key] for row in logs]
-        assert all(abs(v - ln_v) < 0.05 * ln_v for v in values), f"claim: logged {key} ~ ln(V): {values}"
+    losses, entropies = [row["loss"] for row in logs], [row["entropy"] for row in logs]
+    assert abs(losses[0] - ln_v) < 0.05 * ln_v, f"claim: the first logged loss ~ ln(V)={ln_v:.2f}: {losses}"
+    assert all(abs(v - ln_v) < 0.05 * ln_v for v in entropies), f"claim: logged entropy ~ ln(V): {entropies}"
+    # ... but training moves it: a loss that STAYS at ln(V) also means that nothing is being updated.
+    assert losses[-1] < losses[0], f"claim: an update at learning_rate=2e-5 lowers a random model's loss: {losses}"
 
     # A model that learned something, then frozen (learning_rate=0): it keeps its own loss, it does not drift to ln(V).
     model, info = AutoModelForCausalLM.from_pretrained(MODEL, output_loading_info=True)
     assert not info["missing_keys"], f"claim: the checkpoint loads completely, missing {info['missing_keys']}"
     loaded, _ = loss_vs_uniform(model, tokenizer, TEXTS)
     if loaded > 0.8 * ln_v:  # the tiny test model is itself random: a few steps make it stand in for a pretrained one
-        train(model, tokenizer, seed, learning_rate=1e-2, steps=8)
+        warm_up(model, tokenizer)
     before, _ = loss_vs_uniform(model, tokenizer, TEXTS)
     assert before < 0.8 * ln_v, f"claim: a model that learned sits below ln(V)={ln_v:.2f}, got {before:.2f}"
     frozen = [row["loss"] for row in train(model, tokenizer, seed, learning_rate=0.0, steps=2)]
@@ -98,7 +111,8 @@ def check(seed: int = 0) -> str:
     assert trl_eos == len(TEXTS), f"claim: TRL keeps one EOS label per example when pad = eos, got {trl_eos}"
     assert hf_eos == 0, f"claim: transformers' LM collator masks every EOS when pad = eos, got {hf_eos}"
     return (
-        f"random weights: loss {start:.3f} vs ln(V)={ln_v:.3f}; learned then frozen: {before:.3f} -> "
+        f"random weights: loss {start:.3f} vs ln(V)={ln_v:.3f}, logged {losses[0]:.3f} -> {losses[-1]:.3f} at 2e-5; "
+        f"learned then frozen: {before:.3f} -> "
         f"{frozen[-1]:.3f}; pad=eos keeps {trl_eos}/{len(TEXTS)} EOS labels in TRL, {hf_eos} in transformers' collator"
     )
 

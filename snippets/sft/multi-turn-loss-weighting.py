@@ -17,6 +17,7 @@ def last_turn_only(example):
 # --8<-- [start:evidence]
 import math
 import os
+import pathlib
 
 import torch
 from datasets import Dataset
@@ -24,6 +25,23 @@ from transformers import set_seed
 from trl import SFTConfig, SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+
+# assistant_only_loss needs {% generation %} markers in the chat template. Many hub templates (SmolLM2's among
+# them) have none, and TRL raises for a template it cannot patch (see the page "Assistant-only loss"): this is
+# plain ChatML with every assistant reply and its <|im_end|> marked, used by the trainer and to count tokens.
+CHATML_TRAINING = (
+    "{% for message in messages %}"
+    "{% if message['role'] == 'assistant' %}"
+    "{{ '<|im_start|>assistant\n' }}"
+    "{% generation %}{{ message['content'] + '<|im_end|>' }}{% endgeneration %}"
+    "{{ '\n' }}"
+    "{% else %}"
+    "{{ '<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>\n' }}"
+    "{% endif %}"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+pathlib.Path("chatml_training.jinja").write_text(CHATML_TRAINING)
 
 SHORT, LONG = "Yes.", "The capital of France is Paris, and the sea is wide and the waves are blue."
 CONVERSATIONS = [
@@ -42,7 +60,13 @@ CONVERSATIONS = [
 def build(rows, seed, **config):
     """An SFTTrainer on these rows; nothing is trained, the dataset is only prepared."""
     set_seed(seed)
-    args = SFTConfig(seed=seed, bf16=torch.cuda.is_available(), save_strategy="no", **config)
+    args = SFTConfig(
+        seed=seed,
+        chat_template_path="chatml_training.jinja",
+        bf16=torch.cuda.is_available(),
+        save_strategy="no",
+        **config,
+    )
     return SFTTrainer(model=MODEL, args=args, train_dataset=Dataset.from_list(rows))
 
 
