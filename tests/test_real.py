@@ -18,7 +18,7 @@ from handbook import contract, pages, real, real_runs, runs
 
 PASS_GOAL = 0.95
 """Issue 20's goal: this share of all pitfall pages pass on the real model (printed; the floor below is asserted)."""
-PASS_FLOOR = 74
+PASS_FLOOR = 75
 """Pages that passed on the real model when the floor was last raised: fewer fails (raise it as pages pass)."""
 TINY_ONLY_MAX = 6
 """Pages allowed to carry tiny_only today (the goal is at most 3, each with a physical reason): it only shrinks."""
