@@ -12,7 +12,7 @@ import json
 import sys
 from dataclasses import dataclass, field
 
-from handbook import pages, runs
+from handbook import pages
 
 try:
     from rlhf_doctor import cli  # noqa: F401  (hooks/page_meta.py renders its report)
