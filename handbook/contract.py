@@ -256,6 +256,13 @@ def _check_code(snip: Snippet, tree: ast.Module) -> None:
         snip.error(None, "main", "the last section must end with the main block:\n" + MAIN_BLOCK)
 
 
+def page_hash(markdown_path: pathlib.Path) -> str:
+    """The hash of the code a page shows: what a matrix row, a run record or a real-model row was taken for."""
+    import hashlib
+
+    return hashlib.sha256(page_code(markdown_path).encode("utf-8")).hexdigest()[:16]
+
+
 def page_code(markdown_path: pathlib.Path) -> str:
     """The Python a built page shows, in page order: its fences with includes resolved as the site does."""
     return "\n\n".join(code for _, code in page_blocks(markdown_path)) + "\n"

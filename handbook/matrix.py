@@ -12,7 +12,6 @@ a page's ``trl:`` range failed.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pathlib
@@ -48,9 +47,7 @@ def newest() -> str | None:
     return m.group(1) if m else None
 
 
-def page_hash(page: pathlib.Path) -> str:
-    """The hash of the code a page shows (what a matrix row was recorded for)."""
-    return hashlib.sha256(contract.page_code(page).encode("utf-8")).hexdigest()[:16]
+page_hash = contract.page_hash
 
 
 def environment(trl_version: str) -> pathlib.Path:

@@ -27,10 +27,7 @@ RUNS_DIR = pages.ROOT / "compat" / "runs"
 AGGREGATES = ("first", "last", "min", "max", "mean")
 
 
-def page_hash(page: pathlib.Path) -> str:
-    from handbook.matrix import page_hash as _hash
-
-    return _hash(page)
+page_hash = contract.page_hash
 
 
 def record_path(page_id: str, chapter: str) -> pathlib.Path:
