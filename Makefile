@@ -13,11 +13,13 @@ export HF_HUB_OFFLINE = 1
 
 .PHONY: serve docs test check snippets matrix real format clean
 
-$(DOCS_VENV)/.installed: requirements/docs.txt requirements/test.txt
+$(DOCS_VENV)/.installed: requirements/docs.txt requirements/test.txt pyproject.toml doctor/pyproject.toml
 	$(PYTHON) -m venv $(DOCS_VENV)
 	$(DOCS_VENV)/bin/pip install -q --upgrade pip
 	# the versions the tests ran with (test.txt pins every docs package too)
 	$(DOCS_VENV)/bin/pip install -q -r requirements/docs.txt -c requirements/test.txt
+	# the hooks import these two packages of this repository (no sys.path tricks)
+	$(DOCS_VENV)/bin/pip install -q --no-deps -e . -e ./doctor
 	touch $@
 
 $(TEST_VENV)/.installed: requirements/test.txt requirements/real.txt pyproject.toml doctor/pyproject.toml

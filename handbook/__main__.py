@@ -22,7 +22,7 @@ import argparse
 import pathlib
 import sys
 
-from handbook import pages
+from handbook import pages, site_checks
 
 
 def new(chapter: str, slug: str) -> int:
@@ -52,7 +52,7 @@ def new(chapter: str, slug: str) -> int:
 
 
 def check() -> int:
-    errors = pages.check_all()
+    errors = site_checks.check_all()
     for err in errors:
         print(err)
     n = len(list(pages.DOCS.rglob("*.md")))

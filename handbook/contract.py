@@ -48,6 +48,11 @@ HARDWARE = {"check_gpu": "gpu", "check_vllm": "vllm", "check_multiprocess": "mul
 MODEL_ENV = "HANDBOOK_MODEL"
 MODEL_DEFAULT = "Qwen/Qwen2.5-0.5B-Instruct"
 MODEL_LINE = f'MODEL = os.environ.get("{MODEL_ENV}", "{MODEL_DEFAULT}")'
+LR_SCALE_ENV = "HANDBOOK_LR_SCALE"
+LR_SCALE_LINE = f'LR_SCALE = float(os.environ.get("{LR_SCALE_ENV}", "1"))'
+"""How a page multiplies the learning rates it shows for a real model when it runs on the tiny test model: the
+2-layer, 32-wide toy needs a few hundred times a real model's rate to move in a few steps. A reader's copy
+leaves it at 1; the harness sets it (``harness.TINY_LR_SCALE``) only when it points ``MODEL`` at the toy."""
 MAIN_BLOCK = 'if __name__ == "__main__":\n    for seed in SEEDS:\n        print(check(seed))'
 
 FORBIDDEN_IMPORTS = ("handbook", "tests", "hooks", "conftest", "snippets")
@@ -158,8 +163,25 @@ def parse(path: pathlib.Path, root: pathlib.Path = ROOT) -> Snippet:
     if problem:
         snip.error(None, "file", problem)
         return snip
-    lines = text.splitlines()
-    spans: list[tuple[str, int, int]] = []  # name, first code line (1-based), last code line
+    spans = _sections(snip, text.splitlines())
+    _check_section_order(snip)
+    try:
+        tree = ast.parse(text, filename=str(path))
+    except SyntaxError as e:
+        snip.error(e.lineno, "syntax", e.msg)
+        return snip
+    inside = lambda n: any(a <= n.lineno and n.end_lineno <= b for _, a, b in spans)  # noqa: E731
+    for k, node in enumerate(tree.body):
+        is_doc = k == 0 and isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant)
+        if not is_doc and not inside(node):
+            snip.error(node.lineno, "sections", "code outside a named section is never shown on the page")
+    _check_code(snip, tree)
+    return snip
+
+
+def _sections(snip: Snippet, lines: list[str]) -> list[tuple[str, int, int]]:
+    """Read the named sections into ``snip.sections``; their spans: name, first code line (1-based), last line."""
+    spans: list[tuple[str, int, int]] = []
     current: tuple[str, int] | None = None
     body: list[str] = []
     for i, line in enumerate(lines, 1):
@@ -184,6 +206,10 @@ def parse(path: pathlib.Path, root: pathlib.Path = ROOT) -> Snippet:
             body.append(line)
     if current:
         snip.error(current[1] - 1, "sections", f"section {current[0]!r} is never closed")
+    return spans
+
+
+def _check_section_order(snip: Snippet) -> None:
     order = [anchor_of(n) for n in snip.sections]
     if order != sorted(order, key=ANCHORS.index) if all(a in ANCHORS for a in order) else False:
         snip.error(
@@ -193,21 +219,17 @@ def parse(path: pathlib.Path, root: pathlib.Path = ROOT) -> Snippet:
         if need not in order:
             snip.error(None, "sections", f"has no {need!r} section")
 
-    try:
-        tree = ast.parse(text, filename=str(path))
-    except SyntaxError as e:
-        snip.error(e.lineno, "syntax", e.msg)
-        return snip
-    inside = lambda n: any(a <= n.lineno and n.end_lineno <= b for _, a, b in spans)  # noqa: E731
-    for k, node in enumerate(tree.body):
-        is_doc = k == 0 and isinstance(node, ast.Expr) and isinstance(getattr(node, "value", None), ast.Constant)
-        if not is_doc and not inside(node):
-            snip.error(node.lineno, "sections", "code outside a named section is never shown on the page")
-    _check_code(snip, tree)
-    return snip
-
 
 def _check_code(snip: Snippet, tree: ast.Module) -> None:
+    _check_imports_and_asserts(snip, tree)
+    _check_entry_points(snip, tree)
+    _check_seeds(snip, tree)
+    last = list(snip.sections.values())[-1] if snip.sections else ""
+    if not last.rstrip().endswith(MAIN_BLOCK):
+        snip.error(None, "main", "the last section must end with the main block:\n" + MAIN_BLOCK)
+
+
+def _check_imports_and_asserts(snip: Snippet, tree: ast.Module) -> None:
     for node in ast.walk(tree):
         names = []
         if isinstance(node, ast.Import):
@@ -221,6 +243,10 @@ def _check_code(snip: Snippet, tree: ast.Module) -> None:
             snip.error(node.lineno, "imports", "relative import: a reader cannot paste that")
         if isinstance(node, ast.Assert) and node.msg is None:
             snip.error(node.lineno, "assert", "has no message: say which claim of the page failed")
+
+
+def _check_entry_points(snip: Snippet, tree: ast.Module) -> None:
+    """``check(seed)``, and the one-line ``MODEL`` and ``LR_SCALE`` settings a reader edits."""
     top = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
     snip.functions = set(top)
     if CHECK not in top:
@@ -233,6 +259,12 @@ def _check_code(snip: Snippet, tree: ast.Module) -> None:
     snip.uses_model = bool(model_lines) or MODEL_ENV in snip.code
     if snip.uses_model and model_lines != [MODEL_LINE]:
         snip.error(None, "model", f"the model must be one top-level line, exactly: {MODEL_LINE}")
+    scale_lines = [ln for ln in snip.code.splitlines() if re.match(r"^LR_SCALE\s*=", ln)]
+    if (scale_lines or LR_SCALE_ENV in snip.code) and scale_lines != [LR_SCALE_LINE]:
+        snip.error(None, "LR_SCALE", f"the learning-rate scale must be one top-level line, exactly: {LR_SCALE_LINE}")
+
+
+def _check_seeds(snip: Snippet, tree: ast.Module) -> None:
     seeds = [
         n for n in tree.body if isinstance(n, ast.Assign) and any(getattr(t, "id", None) == "SEEDS" for t in n.targets)
     ]
@@ -251,9 +283,6 @@ def _check_code(snip: Snippet, tree: ast.Module) -> None:
             )
         else:
             snip.seeds = value
-    last = list(snip.sections.values())[-1] if snip.sections else ""
-    if not last.rstrip().endswith(MAIN_BLOCK):
-        snip.error(None, "main", "the last section must end with the main block:\n" + MAIN_BLOCK)
 
 
 def page_hash(markdown_path: pathlib.Path) -> str:

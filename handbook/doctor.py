@@ -9,18 +9,12 @@ firings are false alarms, over all symptom runs the silences are misses (tests/t
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import dataclass, field
 
-from handbook import pages
+from rlhf_doctor import cli  # noqa: F401  (hooks/page_meta.py renders its report)
+from rlhf_doctor import rules as R
 
-try:
-    from rlhf_doctor import cli  # noqa: F401  (hooks/page_meta.py renders its report)
-    from rlhf_doctor import rules as R
-except ImportError:  # the docs environment does not install the doctor package: use it from the tree
-    sys.path.insert(0, str(pages.ROOT / "doctor"))
-    from rlhf_doctor import cli  # noqa: F401  (hooks/page_meta.py renders its report)
-    from rlhf_doctor import rules as R
+from handbook import pages
 
 SITE = "https://rlhf-pitfalls.github.io/rlhf-pitfalls-handbook/"
 RULES_JSON = pages.ROOT / "doctor" / "rlhf_doctor" / "rules.json"

@@ -24,6 +24,10 @@ WORKER = pathlib.Path(__file__).with_name("page_worker.py")
 TIMEOUT = float(os.environ.get("HANDBOOK_SNIPPET_TIMEOUT", "240"))
 """Seconds one ``check(seed)`` may take before the page is reported as hanging (the worker is restarted)."""
 
+TINY_LR_SCALE = 300
+"""What a page's ``LR_SCALE`` is on the tiny test model (``contract.LR_SCALE_LINE``): measured on GRPO and DPO
+runs, the toy needs 100-300x SmolLM2-135M-Instruct's learning rate to move as far in the same steps."""
+
 ENV = {
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
@@ -123,7 +127,9 @@ class PageRunner:
         if self.proc is None or self.proc.poll() is not None:
             self._start()
         assert self.proc and self.proc.stdin
-        env = {contract.MODEL_ENV: self.model or os.environ.get(contract.MODEL_ENV) or tiny.model_path(seed)}
+        model = self.model or os.environ.get(contract.MODEL_ENV)
+        env = {contract.MODEL_ENV: model or tiny.model_path(seed)}
+        env[contract.LR_SCALE_ENV] = "1" if model else str(TINY_LR_SCALE)
         offset = self.log_path.stat().st_size
         request = {"file": str(code), "func": func, "seed": seed, "env": env}
         self.proc.stdin.write(json.dumps(request) + "\n")

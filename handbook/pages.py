@@ -6,7 +6,6 @@ and by ``python -m handbook check``. Every error names the file and the field.
 
 from __future__ import annotations
 
-import os
 import pathlib
 import re
 from dataclasses import dataclass, field
@@ -152,7 +151,7 @@ class FrontMatter(BaseModel):
     @classmethod
     def _doctor(cls, v: dict | None) -> dict | None:
         if v is not None:
-            from handbook.doctor import R
+            from rlhf_doctor import rules as R
 
             problems = R.validate_rule(v)
             if problems:
@@ -535,171 +534,5 @@ def advice_items() -> dict[str, dict[str, str]]:
     return yaml.safe_load(ADVICE_FILE.read_text(encoding="utf-8"))
 
 
-def _check_advice_file(pages: dict) -> list[str]:
-    rel = ADVICE_FILE.relative_to(ROOT) if ADVICE_FILE.is_relative_to(ROOT) else ADVICE_FILE
-    try:
-        items = advice_items()
-    except (OSError, yaml.YAMLError) as e:
-        return [f"{rel}: file: cannot be read ({e})"]
-    errors = []
-    for item, text in items.items():
-        if not ADVICE.fullmatch(str(item)):
-            errors.append(f"{rel}: {item!r}: not a canonical advice id")
-        if not isinstance(text, dict) or set(text) != {"en", "zh"} or not all(str(x).strip() for x in text.values()):
-            errors.append(f"{rel}: {item!r}: needs a one-line 'en' and 'zh' paraphrase")
-    for page in pages.values():
-        for item in page.meta.get("advice", []) or []:
-            if item not in items:
-                errors.append(f"{page.rel}: field 'advice': {item!r} is not in {rel}")
-    return errors
-
-
-def _check_tag_spelling(pages: dict) -> list[str]:
-    """One spelling per tag across the site: 'KL' and 'kl' would be two entries on the tags page."""
-    first: dict[str, tuple[str, str]] = {}
-    errors = []
-    for page in pages.values():
-        for tag in page.meta.get("tags", []) or []:
-            key = str(tag).casefold()
-            if key in first and first[key][0] != tag:
-                errors.append(f"{page.rel}: field 'tags': {tag!r} is spelled {first[key][0]!r} in {first[key][1]}")
-            first.setdefault(key, (str(tag), page.rel))
-    return errors
-
-
-def check_run_refs(page: Page) -> list[str]:
-    """A page's chart and the numbers it quotes name runs and metrics its run record holds."""
-    from handbook import runs
-
-    chart = page.meta.get("chart") or {}
-    refs = RUN_NUMBER.findall(page.body)
-    if not chart and not refs:
-        return []
-    rec = runs.load(page.meta)
-    rec_path = runs.record_path(str(page.meta.get("id")), str(page.meta.get("chapter")))
-    rel_rec = rec_path.relative_to(ROOT) if rec_path.is_relative_to(ROOT) else rec_path
-    if rec is None:
-        return [f"{page.rel}: field 'chart': no run record {rel_rec}: run python -m handbook record {page.rel}"]
-    labels = chart.get("runs", {})
-    errs = []
-    wanted = [(label, n, m) for label, n in labels.items() for m in chart.get("metrics", [])]
-    for label, metric, _, _ in refs:
-        if label not in labels:
-            errs.append(f"{page.rel}: body: {{{{ {label}.{metric} }}}} but field 'chart' names no {label!r} run")
-        else:
-            wanted.append((label, labels[label], metric))
-    for label, n, metric in dict.fromkeys(wanted):
-        if not runs.series(rec, n, metric):
-            seed0 = rec["seeds"].get("0", [])
-            count = len(seed0)
-            have = sorted({k for row in seed0[n - 1]["logs"] for k in row} - {"step"}) if n <= count else []
-            errs.append(
-                f"{page.rel}: field 'chart': the {label} run (run {n} of {count}) of {rel_rec} logged no "
-                f"{metric!r}; logged keys: {have}"
-            )
-    return errs
-
-
 def all_pages() -> list[Page]:
     return [load(p) for p in sorted(DOCS.rglob("*.md"))]
-
-
-def check_parity(en: Page, zh: Page) -> list[str]:
-    errs = []
-    if en.kind != zh.kind:
-        errs.append(f"{zh.rel}: field 'kind': {zh.kind!r} differs from its English twin's {en.kind!r}")
-    for key in (
-        "id",
-        "chapter",
-        "snippet",
-        "advice",
-        "sources",
-        "trl",
-        "transformers",
-        "advice_trl",
-        "verdict",
-        "order",
-        "doctor",
-        "real_seeds",
-    ):
-        if en.meta.get(key) != zh.meta.get(key):
-            errs.append(f"{zh.rel}: field '{key}': {zh.meta.get(key)!r} differs from {en.rel}'s {en.meta.get(key)!r}")
-    a_en = [a for _, _, a in headings(en.body) if a]
-    a_zh = [a for _, _, a in headings(zh.body) if a]
-    if a_en != a_zh:
-        errs.append(f"{zh.rel}: anchors: {a_zh} differ from {en.rel}'s {a_en}")
-    l_en = [level for level, _, _ in headings(en.body)]
-    l_zh = [level for level, _, _ in headings(zh.body)]
-    if l_en != l_zh:
-        errs.append(f"{zh.rel}: headings: levels {l_zh} differ from {en.rel}'s {l_en} (a heading added to one twin)")
-    charts = [{k: v for k, v in (p.meta.get("chart") or {}).items() if k != "caption"} for p in (en, zh)]
-    if charts[0] != charts[1]:
-        errs.append(
-            f"{zh.rel}: field 'chart': {charts[1]!r} differs from {en.rel}'s {charts[0]!r} (captions may differ)"
-        )
-    if sorted(RUN_NUMBER.findall(en.body)) != sorted(RUN_NUMBER.findall(zh.body)):
-        errs.append(f"{zh.rel}: body: the numbers quoted from the run record ({{{{ fix.… }}}}) differ from {en.rel}'s")
-    if (en.meta.get("tiny_only") is None) != (zh.meta.get("tiny_only") is None):
-        errs.append(f"{zh.rel}: field 'tiny_only': set on one twin only (both or neither)")
-    if includes(en.body) != includes(zh.body):
-        errs.append(f"{zh.rel}: snippet includes differ from {en.rel}'s")
-    if en.body.count("!!! folklore") != zh.body.count("!!! folklore"):
-        errs.append(f"{zh.rel}: number of '!!! folklore' admonitions differs from {en.rel}'s")
-    return errs
-
-
-def _symlinks() -> list[str]:
-    out = []
-    for top in (DOCS, SNIPPETS):
-        for dirpath, dirnames, filenames in os.walk(top):  # does not follow links
-            for name in dirnames + filenames:
-                path = pathlib.Path(dirpath, name)
-                if path.is_symlink():
-                    out.append(
-                        f"{path.relative_to(ROOT)}: file: is a symbolic link; docs/ and snippets/ hold plain files only"
-                    )
-    return out
-
-
-def check_all() -> list[str]:
-    """Validate every page, every twin pair and id uniqueness in one pass; return all errors (never raises)."""
-    pages = {}
-    for p in all_pages():
-        try:
-            pages[p.path] = validate(p)
-        except Exception as e:  # noqa: BLE001 - a validator bug must not hide the other pages' problems
-            p.error("validator", f"crashed on this page ({type(e).__name__}: {e}); please report it")
-            pages[p.path] = p
-    errors = _symlinks() + [e for p in pages.values() for e in p.errors] + _check_advice_file(pages)
-    errors += _check_tag_spelling(pages)
-    errors += [e for p in pages.values() if not p.errors for e in check_run_refs(p)]
-    ids: dict[str, str] = {}
-    for path, page in pages.items():
-        twin = twin_of(path)
-        if twin not in pages:
-            errors.append(f"{page.rel}: has no {'Chinese' if page.lang == 'en' else 'English'} twin {twin.name}")
-        elif page.lang == "en":
-            errors += check_parity(page, pages[twin])
-        pid = page.meta.get("id")
-        if page.lang == "en" and pid:
-            if pid in ids:
-                errors.append(f"{page.rel}: field 'id': {pid!r} is also used by {ids[pid]}")
-            ids[pid] = page.rel
-    for nb in sorted(DOCS.rglob("*.ipynb")):
-        if ".ipynb_checkpoints" in nb.parts:
-            continue
-        twin = (
-            nb.with_name(nb.name.replace(".zh.ipynb", ".ipynb"))
-            if nb.name.endswith(".zh.ipynb")
-            else nb.with_name(nb.stem + ".zh.ipynb")
-        )
-        if not twin.exists():
-            errors.append(f"{nb.relative_to(ROOT)}: has no twin notebook {twin.name}")
-    for snip in sorted(SNIPPETS.rglob("*.py")):
-        if snip.name.startswith("_"):
-            continue
-        errors += contract.parse(snip, ROOT).errors
-        page = DOCS / snip.relative_to(SNIPPETS).with_suffix(".md")
-        if not page.exists():
-            errors.append(f"{snip.relative_to(ROOT)}: no page {page.relative_to(ROOT)} links this snippet")
-    return errors

@@ -1,13 +1,13 @@
-"""What the handbook's MkDocs hooks share: the repository root on sys.path, and the page language."""
+"""What the handbook's MkDocs hooks share: the repository root and the page language.
+
+The hooks import ``handbook`` and ``rlhf_doctor`` as installed packages (``make serve``/``make docs`` install
+both, editable, into the docs environment); nothing here changes ``sys.path``."""
 
 from __future__ import annotations
 
 import pathlib
-import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
 
 
 def lang_of_src(src_uri: str) -> str:

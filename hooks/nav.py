@@ -6,7 +6,6 @@ hook hands them to mkdocs-static-i18n as its ``nav_translations`` (its own ``on_
 
 from __future__ import annotations
 
-from _common import ROOT  # noqa: F401  (puts the repository on sys.path)
 from mkdocs.exceptions import PluginError
 
 from handbook import pages as hp

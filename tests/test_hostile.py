@@ -13,7 +13,7 @@ import time
 import pytest
 
 from handbook import __main__ as cli
-from handbook import pages
+from handbook import pages, site_checks
 
 SLUG = "grpo-zero-std-group"
 EN = f"docs/online-rl/{SLUG}.md"
@@ -30,7 +30,7 @@ def tree(tmp_path, monkeypatch):
     monkeypatch.setattr(pages, "ROOT", tmp_path)
     monkeypatch.setattr(pages, "DOCS", tmp_path / "docs")
     monkeypatch.setattr(pages, "SNIPPETS", tmp_path / "snippets")
-    assert pages.check_all() == [], "the scratch copy should start clean"
+    assert site_checks.check_all() == [], "the scratch copy should start clean"
     return tmp_path
 
 
@@ -100,7 +100,7 @@ CASES = {
 def test_hostile_input_is_refused_with_file_and_field(tree, case):
     rel, fn, where, what = CASES[case]
     edit(tree, rel, fn)
-    errors = pages.check_all()  # must not raise
+    errors = site_checks.check_all()  # must not raise
     if not where:  # harmless markup in text: the validator accepts it; rendering escapes it (tests/test_hooks.py)
         assert errors == [], errors
         return
@@ -110,33 +110,33 @@ def test_hostile_input_is_refused_with_file_and_field(tree, case):
 def test_all_pages_are_checked_in_one_pass(tree):
     edit(tree, EN, lambda b: b"---\n- a\n---\n")
     edit(tree, PY, lambda b: b + b"\xff")
-    errors = pages.check_all()
+    errors = site_checks.check_all()
     assert any(e.startswith(EN) for e in errors) and any(e.startswith(PY) for e in errors), errors
 
 
 def test_symlinks_are_refused(tree):
     (tree / "snippets" / "online-rl" / "passwd.py").symlink_to("/etc/passwd")
-    errors = pages.check_all()
+    errors = site_checks.check_all()
     assert any("snippets/online-rl/passwd.py: file: is a symbolic link" in e for e in errors), errors
 
 
 def test_guide_pages_are_checked_too(tree):
     (tree / "docs" / "guide.md").write_text(GUIDE.format(inc="online-rl/_private.py"), encoding="utf-8")
     (tree / "docs" / "guide.zh.md").write_text(GUIDE.format(inc="online-rl/_private.py"), encoding="utf-8")
-    errors = pages.check_all()
+    errors = site_checks.check_all()
     assert any(e.startswith("docs/guide.md:") and "'_'-prefixed" in e for e in errors), errors
 
 
 def test_duplicate_ids_and_missing_twins(tree):
     shutil.copy(tree / EN, tree / "docs" / "online-rl" / "copy.md")
-    errors = pages.check_all()
+    errors = site_checks.check_all()
     assert any("docs/online-rl/copy.md: has no Chinese twin" in e for e in errors), errors
     assert any("field 'id'" in e and "copy.md" in e for e in errors), errors
 
 
 def test_one_spelling_per_tag(tree):
     edit(tree, ZH, sub("tags: [GRPO", "tags: [grpo"))
-    errors = pages.check_all()
+    errors = site_checks.check_all()
     assert any("field 'tags': 'grpo' is spelled 'GRPO'" in e for e in errors), errors
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from handbook import pages
+from handbook import pages, site_checks
 
 PAGES = sorted(pages.DOCS.rglob("*.md"))
 
@@ -14,5 +14,5 @@ def test_page_contract(path):
 
 
 def test_all_pages_twins_ids_and_snippets():
-    errors = pages.check_all()
+    errors = site_checks.check_all()
     assert not errors, "\n".join(errors)

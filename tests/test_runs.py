@@ -14,7 +14,7 @@ from importlib.metadata import version
 
 import pytest
 
-from handbook import charts, pages, runs, tiny
+from handbook import charts, pages, runs, site_checks, tiny
 
 ROOT = pages.ROOT
 CHARTS_FLOOR = 40
@@ -91,10 +91,10 @@ def test_check_names_a_missing_metric(tmp_path, monkeypatch):
     page = next(p for p in PITFALLS if p.meta.get("chart"))
     bad = pages.load(page.path)
     bad.meta = {**bad.meta, "chart": {**bad.meta["chart"], "metrics": ["no_such_metric"]}}
-    errors = pages.check_run_refs(bad)
+    errors = site_checks.check_run_refs(bad)
     assert errors and "no_such_metric" in errors[0] and "logged keys" in errors[0]
     bad.meta = {**bad.meta, "id": "no-such-page"}
-    errors = pages.check_run_refs(bad)
+    errors = site_checks.check_run_refs(bad)
     assert errors and "python -m handbook record" in errors[0]
 
 

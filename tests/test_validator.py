@@ -8,7 +8,7 @@ import re
 import pytest
 
 from handbook import __main__ as cli
-from handbook import contract, pages
+from handbook import contract, pages, site_checks
 
 GOOD = """---
 id: grpo-zero-std-group
@@ -141,6 +141,10 @@ SNIPPET = contract.SNIPPETS / "online-rl" / "grpo-zero-std-group.py"
         (lambda t: t.replace("SEEDS = (0, 1, 2)", "SEEDS = [0, 1]"), "SEEDS: must be a non-empty tuple"),
         (lambda t: t.replace("SEEDS = (0, 1, 2)", "SEEDS = (0, 1, 2)\nSEEDS = (3,)"), "SEEDS: define SEEDS"),
         (lambda t: t.replace('"Qwen/Qwen2.5-0.5B-Instruct")', '"gpt2")'), "model: the model must be one"),
+        (
+            lambda t: t.replace("import math\n", 'import math\nLR_SCALE = float(os.environ["HANDBOOK_LR_SCALE"])\n'),
+            "LR_SCALE: the learning-rate scale must be one",
+        ),
         (lambda t: t.replace("        print(check(seed))\n", "        check(seed)\n"), "main: the last section"),
         (lambda t: t.replace("[start:fix]", "[start:setup]"), "section name 'setup'"),
         (lambda t: t.replace("# --8<-- [end:evidence]", ""), "never closed"),
@@ -181,7 +185,7 @@ def test_parity_catches_a_diverging_twin():
     en = pages.Page(pages.DOCS / "x.md", "en", *pages.split_front_matter(GOOD))
     zh_text = GOOD.replace("verdict: wrong", "verdict: holds").replace("{#evidence}", "{#proof}")
     zh = pages.Page(pages.DOCS / "x.zh.md", "zh", *pages.split_front_matter(zh_text))
-    errors = pages.check_parity(en, zh)
+    errors = site_checks.check_parity(en, zh)
     assert any("field 'verdict'" in e for e in errors) and any("anchors" in e for e in errors), errors
 
 
@@ -193,7 +197,7 @@ def test_scaffold_writes_three_files_that_the_validator_flags_until_filled(tmp_p
     assert cli.main(["new", "sft", "my-new-trap"]) == 0
     made = sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if p.is_file())
     assert made == ["docs/sft/my-new-trap.md", "docs/sft/my-new-trap.zh.md", "snippets/sft/my-new-trap.py"]
-    errors = pages.check_all()
+    errors = site_checks.check_all()
     assert any("TODO" in e for e in errors), errors  # templates are not publishable as they are
     assert cli.main(["new", "sft", "my-new-trap"]) == 1  # refuses to overwrite
     assert cli.main(["new", "sft", "Bad_Slug"]) == 2

@@ -71,6 +71,18 @@ def _dict_line(text: str):
 
 def read_log(path: pathlib.Path) -> list[dict]:
     """The logged rows of a trainer_state.json, JSONL/console log or CSV file (raises LogError)."""
+    text = _read_text(path)
+    for reader in (_json_rows, _line_rows, _csv_rows):  # one reader per format, most specific first
+        rows = reader(text, str(path))
+        if rows is not None:
+            return rows
+    raise LogError(
+        f"{path}: no logged values found: expected a trainer_state.json, JSONL of logged dicts, console output "
+        "with the Trainer's {'loss': ...} lines, or a CSV with a header of metric names"
+    )
+
+
+def _read_text(path: pathlib.Path) -> str:
     try:
         raw = path.read_bytes()
     except OSError as e:
@@ -79,73 +91,78 @@ def read_log(path: pathlib.Path) -> list[dict]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as e:
         raise LogError(f"{path}: not a text file (a training log is JSON, JSONL, console text or CSV)") from e
-    stripped = text.lstrip()
-    if not stripped:
+    if not text.strip():
         raise LogError(f"{path}: the file is empty")
-    if stripped.startswith("{") and not stripped.startswith("{'"):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError:
-            data = None  # maybe JSONL
-        if isinstance(data, dict):
-            if "log_history" not in data:
-                if data and all(R._value(v) is not None for v in data.values()):
-                    return _rows_from_dicts([data], str(path))  # a JSONL file of one logged dict
-                raise LogError(f"{path}: a JSON object without 'log_history' (expected a trainer_state.json)")
-            if not isinstance(data["log_history"], list):
-                raise LogError(f"{path}: 'log_history' is not a list")
-            return _rows_from_dicts(data["log_history"], str(path))
+    return text
+
+
+def _json_rows(text: str, source: str) -> list[dict] | None:
+    """A trainer_state.json, a JSON list of logged dicts, or one logged dict; None if the text is not one JSON value."""
+    stripped = text.lstrip()
     if stripped.startswith("["):
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
-            raise LogError(f"{path}: invalid JSON ({e.msg} at line {e.lineno})") from e
-        return _rows_from_dicts(data, str(path))
-    lines = text.splitlines()
+            raise LogError(f"{source}: invalid JSON ({e.msg} at line {e.lineno})") from e
+        return _rows_from_dicts(data, source)
+    if not stripped.startswith("{") or stripped.startswith("{'"):
+        return None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None  # maybe JSONL
+    if not isinstance(data, dict):
+        return None
+    if "log_history" not in data:
+        if data and all(R._value(v) is not None for v in data.values()):
+            return _rows_from_dicts([data], source)  # a JSONL file of one logged dict
+        raise LogError(f"{source}: a JSON object without 'log_history' (expected a trainer_state.json)")
+    if not isinstance(data["log_history"], list):
+        raise LogError(f"{source}: 'log_history' is not a list")
+    return _rows_from_dicts(data["log_history"], source)
+
+
+def _line_rows(text: str, source: str) -> list[dict] | None:
+    """JSON lines, or console output with the Trainer's ``{'loss': ...}`` dicts; None if no line holds one."""
     items = []
-    for line in lines:
+    for line in text.splitlines():
         s = line.strip()
-        if not s:
-            continue
         if s.startswith("{"):
             try:
                 items.append(json.loads(s))
                 continue
             except json.JSONDecodeError:
                 pass
-        m = DICT_LINE.search(s)
+        m = DICT_LINE.search(s) if s else None
         if m:
             try:
                 items.append(_dict_line(m.group(0)))
             except (ValueError, SyntaxError):
                 continue
-    if items:
-        return _rows_from_dicts(items, str(path))
-    # CSV: a header of names, numeric rows
+    return _rows_from_dicts(items, source) if items else None
+
+
+def _csv_rows(text: str, source: str) -> list[dict] | None:
+    """A CSV (or other delimited) table with a header of metric names; None if it has no numeric rows."""
+    first = text.splitlines()[0]
     try:
-        dialect = csv.Sniffer().sniff(lines[0]) if "," not in lines[0] else csv.excel
+        dialect = csv.Sniffer().sniff(first) if "," not in first else csv.excel
         reader = csv.DictReader(io.StringIO(text), dialect=dialect)
         header = reader.fieldnames or []
     except csv.Error:
-        header = []
-    if len(header) >= 2:
-        rows = []
-        for rec in reader:
-            row = {}
-            for k, v in rec.items():
-                if k is None or v in (None, ""):
-                    continue
-                value = R._value(v)
-                if value is not None:
-                    row[k.removeprefix("train/")] = value
-            if row:
-                rows.append(row)
-        if rows:
-            return _rows_from_dicts(rows, str(path))
-    raise LogError(
-        f"{path}: no logged values found: expected a trainer_state.json, JSONL of logged dicts, console output "
-        "with the Trainer's {'loss': ...} lines, or a CSV with a header of metric names"
-    )
+        return None
+    if len(header) < 2:
+        return None
+    rows = []
+    for rec in reader:
+        row = {}
+        for k, v in rec.items():
+            value = None if k is None or v in (None, "") else R._value(v)
+            if value is not None:
+                row[k.removeprefix("train/")] = value
+        if row:
+            rows.append(row)
+    return _rows_from_dicts(rows, source) if rows else None
 
 
 def _fmt(v: float) -> str:

@@ -27,39 +27,10 @@ import fnmatch
 import json
 import math
 import pathlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-PATTERNS = ("above", "below", "equals", "constant", "rising", "falling", "spike", "nan", "missing", "present")
-NEEDS_VALUE = ("above", "below", "equals")
-DEFAULT_FOR = {"above": 1, "below": 1, "equals": 1, "constant": 3, "rising": 3, "falling": 3}
 RULES_FILE = pathlib.Path(__file__).with_name("rules.json")
-
-WORDS = {
-    "en": {
-        "above": "{metric} above {value} for {n} logged step(s)",
-        "below": "{metric} below {value} for {n} logged step(s)",
-        "equals": "{metric} equal to {value} for {n} logged step(s)",
-        "constant": "{metric} unchanged for {n} logged steps",
-        "rising": "{metric} rising (last third of the run {pct} above the first third)",
-        "falling": "{metric} falling (last third of the run {pct} below the first third)",
-        "spike": "{metric} jumps to {value}x the median of the steps before",
-        "nan": "{metric} is NaN or infinite",
-        "missing": "{metric} is never logged",
-        "present": "{metric} is logged",
-    },
-    "zh": {
-        "above": "{metric} 连续 {n} 个记录步高于 {value}",
-        "below": "{metric} 连续 {n} 个记录步低于 {value}",
-        "equals": "{metric} 连续 {n} 个记录步等于 {value}",
-        "constant": "{metric} 连续 {n} 个记录步保持不变",
-        "rising": "{metric} 持续上升（后三分之一比前三分之一高 {pct}）",
-        "falling": "{metric} 持续下降（后三分之一比前三分之一低 {pct}）",
-        "spike": "{metric} 突然跳到此前各步中位数的 {value} 倍",
-        "nan": "{metric} 出现 NaN 或无穷大",
-        "missing": "日志里从未记录 {metric}",
-        "present": "日志记录了 {metric}",
-    },
-}
 
 
 @dataclass
@@ -122,58 +93,122 @@ def _runs(points, ok, n):
     return None
 
 
+def _above(pts, finite, cond, n):
+    return _runs(pts, lambda v: math.isfinite(v) and v > cond["value"], n)
+
+
+def _below(pts, finite, cond, n):
+    return _runs(pts, lambda v: math.isfinite(v) and v < cond["value"], n)
+
+
+def _equals(pts, finite, cond, n):
+    value = cond["value"]
+    limit = cond.get("tol", 1e-3) * max(abs(value), 1e-12)
+    return _runs(pts, lambda v: math.isfinite(v) and abs(v - value) <= limit, n)
+
+
+def _constant(pts, finite, cond, n):
+    tol = cond.get("tol", 1e-9)
+    i = 0
+    while i < len(finite):
+        j = i
+        while j + 1 < len(finite) and abs(finite[j + 1][1] - finite[i][1]) <= tol:
+            j += 1
+        if j - i + 1 >= n:
+            return finite[i : j + 1]
+        i = j + 1
+    return None
+
+
+def _trend(sign: int):
+    """Rising (sign 1) or falling (-1): the last third's mean beyond the first third's by ``value`` (relative)."""
+
+    def match(pts, finite, cond, n):
+        if len(finite) < max(n, 3):
+            return None
+        third = max(len(finite) // 3, 1)
+        first = sum(v for _, v in finite[:third]) / third
+        last = sum(v for _, v in finite[-third:]) / third
+        rel = cond.get("value") if cond.get("value") is not None else 0.5
+        return [finite[0], finite[-1]] if sign * (last - first) > rel * max(abs(first), 1e-12) else None
+
+    return match
+
+
+def _spike(pts, finite, cond, n):
+    factor = cond.get("value") if cond.get("value") is not None else 10.0
+    before = sorted(v for _, v in finite[:3])
+    for i in range(3, len(finite)):
+        if (median := before[len(before) // 2]) > 0 and finite[i][1] > factor * median:
+            return [finite[i]]
+        bisect.insort(before, finite[i][1])
+    return None
+
+
+def _nan(pts, finite, cond, n):
+    return [p for p in pts if not math.isfinite(p[1])] or None
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """One ``is:`` pattern: how it matches a metric's (step, value) points and how it reads in each language."""
+
+    match: Callable | None  # (points, finite points, condition, for) -> matched points or None; None: key-level
+    en: str
+    zh: str
+    needs_value: bool = False
+    default_for: int = 1
+
+
+PATTERNS: dict[str, Pattern] = {
+    "above": Pattern(
+        _above, "{metric} above {value} for {n} logged step(s)", "{metric} 连续 {n} 个记录步高于 {value}", True
+    ),
+    "below": Pattern(
+        _below, "{metric} below {value} for {n} logged step(s)", "{metric} 连续 {n} 个记录步低于 {value}", True
+    ),
+    "equals": Pattern(
+        _equals, "{metric} equal to {value} for {n} logged step(s)", "{metric} 连续 {n} 个记录步等于 {value}", True
+    ),
+    "constant": Pattern(
+        _constant, "{metric} unchanged for {n} logged steps", "{metric} 连续 {n} 个记录步保持不变", default_for=3
+    ),
+    "rising": Pattern(
+        _trend(1),
+        "{metric} rising (last third of the run {pct} above the first third)",
+        "{metric} 持续上升（后三分之一比前三分之一高 {pct}）",
+        default_for=3,
+    ),
+    "falling": Pattern(
+        _trend(-1),
+        "{metric} falling (last third of the run {pct} below the first third)",
+        "{metric} 持续下降（后三分之一比前三分之一低 {pct}）",
+        default_for=3,
+    ),
+    "spike": Pattern(
+        _spike,
+        "{metric} jumps to {value}x the median of the steps before",
+        "{metric} 突然跳到此前各步中位数的 {value} 倍",
+    ),
+    "nan": Pattern(_nan, "{metric} is NaN or infinite", "{metric} 出现 NaN 或无穷大"),
+    "missing": Pattern(None, "{metric} is never logged", "日志里从未记录 {metric}"),
+    "present": Pattern(None, "{metric} is logged", "日志记录了 {metric}"),
+}
+"""Every pattern a rule may use: adding one is one entry here (its matcher and its words)."""
+
+
 def _condition(cond: dict, log: list[dict], all_keys: set[str]) -> list[tuple[str, list]] | None:
     """The (metric, points) evidence if the condition holds for some matching key, else None."""
-    pattern = cond["is"]
+    pattern = PATTERNS[cond["is"]]
     matching = sorted(k for k in all_keys if fnmatch.fnmatchcase(k, cond["metric"]))
-    if pattern == "missing":
+    if cond["is"] == "missing":
         return [(cond["metric"], [])] if not matching and log else None
-    if pattern == "present":
+    if cond["is"] == "present":
         return [(matching[0], series(log, matching[0])[:1])] if matching else None
-    n = int(cond.get("for", DEFAULT_FOR.get(pattern, 1)))
-    value = cond.get("value")
+    n = int(cond.get("for", pattern.default_for))
     for key in matching:
         pts = series(log, key)
-        finite = [p for p in pts if math.isfinite(p[1])]
-        hit = None
-        if pattern == "nan":
-            hit = [p for p in pts if not math.isfinite(p[1])] or None
-        elif pattern == "above":
-            hit = _runs(pts, lambda v: math.isfinite(v) and v > value, n)
-        elif pattern == "below":
-            hit = _runs(pts, lambda v: math.isfinite(v) and v < value, n)
-        elif pattern == "equals":
-            limit = cond.get("tol", 1e-3) * max(abs(value), 1e-12)
-            hit = _runs(pts, lambda v, limit=limit: math.isfinite(v) and abs(v - value) <= limit, n)
-        elif pattern == "constant":
-            tol = cond.get("tol", 1e-9)
-            i = 0
-            while i < len(finite) and hit is None:
-                j = i
-                while j + 1 < len(finite) and abs(finite[j + 1][1] - finite[i][1]) <= tol:
-                    j += 1
-                if j - i + 1 >= n:
-                    hit = finite[i : j + 1]
-                i = j + 1
-        elif pattern in ("rising", "falling") and len(finite) >= max(n, 3):
-            third = max(len(finite) // 3, 1)
-            first = sum(v for _, v in finite[:third]) / third
-            last = sum(v for _, v in finite[-third:]) / third
-            rel = value if value is not None else 0.5
-            scale = max(abs(first), 1e-12)
-            if (pattern == "rising" and last - first > rel * scale) or (
-                pattern == "falling" and first - last > rel * scale
-            ):
-                hit = [finite[0], finite[-1]]  # from where to where
-        elif pattern == "spike":
-            factor = value if value is not None else 10.0
-            before = sorted(v for _, v in finite[:3])
-            for i in range(3, len(finite)):
-                median = before[len(before) // 2]
-                if median > 0 and finite[i][1] > factor * median:
-                    hit = [finite[i]]
-                    break
-                bisect.insort(before, finite[i][1])
+        hit = pattern.match(pts, [p for p in pts if math.isfinite(p[1])], cond, n)
         if hit:
             return [(key, hit)]
     return None
@@ -185,8 +220,9 @@ def describe(cond: dict, lang: str, metric: str | None = None) -> str:
     pct = f"{(value if value is not None else 0.5):.0%}" if pattern in ("rising", "falling") else ""
     if pattern == "spike" and value is None:
         value = 10
-    return WORDS[lang][pattern].format(
-        metric=metric or cond["metric"], value=value, n=cond.get("for", DEFAULT_FOR.get(pattern, 1)), pct=pct
+    words = getattr(PATTERNS[pattern], lang)
+    return words.format(
+        metric=metric or cond["metric"], value=value, n=cond.get("for", PATTERNS[pattern].default_for), pct=pct
     )
 
 
@@ -221,23 +257,26 @@ def validate_rule(rule: dict) -> list[str]:
     if not isinstance(when, list) or not when:
         return errors + ["doctor.when: a non-empty list of conditions"]
     for i, cond in enumerate(when):
-        where = f"doctor.when[{i}]"
-        if not isinstance(cond, dict):
-            errors.append(f"{where}: must be a mapping like {{metric: loss, is: above, value: 1.0}}")
-            continue
-        extra = set(cond) - {"metric", "is", "value", "for", "tol"}
-        if extra:
-            errors.append(f"{where}: unknown key(s) {sorted(extra)}; allowed: metric, is, value, for, tol")
-        if not isinstance(cond.get("metric"), str) or not cond.get("metric", "").strip():
-            errors.append(f"{where}.metric: the logged key (e.g. 'kl', 'rewards/margins', 'rewards/*/std')")
-        if cond.get("is") not in PATTERNS:
-            errors.append(f"{where}.is: {cond.get('is')!r}; one of {list(PATTERNS)}")
-        elif cond["is"] in NEEDS_VALUE and _value(cond.get("value")) is None:
-            errors.append(f"{where}.value: a number is required for is: {cond['is']}")
-        if "value" in cond and (isinstance(cond["value"], bool) or not isinstance(cond["value"], (int, float))):
-            errors.append(f"{where}.value: {cond['value']!r} is not a number")
-        if "for" in cond and (type(cond["for"]) is not int or cond["for"] < 1):
-            errors.append(f"{where}.for: {cond['for']!r} must be a whole number of logged steps >= 1")
-        if "tol" in cond and (isinstance(cond["tol"], bool) or not isinstance(cond["tol"], (int, float))):
-            errors.append(f"{where}.tol: {cond['tol']!r} is not a number")
+        errors += _validate_condition(cond, f"doctor.when[{i}]")
+    return errors
+
+
+def _validate_condition(cond, where: str) -> list[str]:
+    if not isinstance(cond, dict):
+        return [f"{where}: must be a mapping like {{metric: loss, is: above, value: 1.0}}"]
+    errors = []
+    extra = set(cond) - {"metric", "is", "value", "for", "tol"}
+    if extra:
+        errors.append(f"{where}: unknown key(s) {sorted(extra)}; allowed: metric, is, value, for, tol")
+    if not isinstance(cond.get("metric"), str) or not cond.get("metric", "").strip():
+        errors.append(f"{where}.metric: the logged key (e.g. 'kl', 'rewards/margins', 'rewards/*/std')")
+    if cond.get("is") not in PATTERNS:
+        errors.append(f"{where}.is: {cond.get('is')!r}; one of {list(PATTERNS)}")
+    elif PATTERNS[cond["is"]].needs_value and _value(cond.get("value")) is None:
+        errors.append(f"{where}.value: a number is required for is: {cond['is']}")
+    for key in ("value", "tol"):
+        if key in cond and (isinstance(cond[key], bool) or not isinstance(cond[key], (int, float))):
+            errors.append(f"{where}.{key}: {cond[key]!r} is not a number")
+    if "for" in cond and (type(cond["for"]) is not int or cond["for"] < 1):
+        errors.append(f"{where}.for: {cond['for']!r} must be a whole number of logged steps >= 1")
     return errors

@@ -129,14 +129,21 @@ def launch(seed, workdir):
 
 
 def rejected_flag(flag):
-    """What `accelerate launch <flag> 2 train.py` says about a flag (None if it accepts it)."""
+    """The last line `accelerate launch <flag> 2 train.py` prints, run as you would type it (None if it starts)."""
+    cli = [sys.executable, "-m", "accelerate.commands.accelerate_cli"]  # what the `accelerate` command runs
+    done = subprocess.run([*cli, "launch", flag, "2", "train.py"], capture_output=True, text=True, timeout=120)
+    return done.stderr.strip().splitlines()[-1] if done.returncode else None
+
+
+def accepted_flag(flag):
+    """Whether `accelerate launch` parses `<flag> 2 train.py` (parsed only, nothing is launched)."""
     errors = io.StringIO()
     try:
         with contextlib.redirect_stderr(errors):
             launch_command_parser().parse_args([flag, "2", "train.py"])
     except SystemExit:
-        return errors.getvalue().strip().splitlines()[-1]
-    return None
+        return False
+    return True
 
 
 def check(seed: int = 0) -> str:
@@ -147,8 +154,10 @@ def check(seed: int = 0) -> str:
             return "RANK " + json.dumps(run_rank(seed, tmp))
 
     nproc = rejected_flag("--nproc_per_node")
-    assert nproc and "unrecognized arguments: --nproc_per_node" in nproc, f"claim: a torchrun flag, got {nproc!r}"
-    assert rejected_flag("--num_processes") is None, "claim: accelerate's own flag is --num_processes"
+    assert nproc == "Accelerate CLI tool: error: unrecognized arguments: --nproc_per_node", (
+        f"claim: accelerate launch rejects torchrun's flag, got {nproc!r}"
+    )
+    assert accepted_flag("--num_processes"), "claim: accelerate's own flag is --num_processes"
 
     with tempfile.TemporaryDirectory() as tmp:
         alone = run_rank(seed, tmp)  # `python train.py`: no launcher, one process

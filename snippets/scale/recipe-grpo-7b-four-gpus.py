@@ -177,11 +177,13 @@ def check(seed: int = 0) -> str:
 
     n = count_7b()
     per_gpu = n * (sum(fp32.per_param.values()) + fp32.ref_per_param) / 1e9  # every process holds a full replica
+    # under the bf16 zero3.yaml, prepare_deepspeed hands the reference to deepspeed.initialize, which casts it to bf16
+    zero3 = n * (sum(fp32.per_param.values()) + bf16.ref_per_param) / 1e9 / 4
     vllm_weights = n * bf16.per_param["weights"] / 1e9  # vLLM serves the bf16 checkpoint
     return (
         f"4 processes: generation batch 32 = 4 prompts x 8; measured 16 B/param trained + 4 B/param reference "
         f"(bf16 would be 8 + 2, but moved {bf16.moved:.1%} of the weights vs {fp32.moved:.1%}); 7B ({n / 1e9:.2f}B): "
-        f"{per_gpu:.0f} GB per GPU replicated, {per_gpu / 4:.0f} GB sharded over 4 (ZeRO-3), plus vLLM's "
+        f"{per_gpu:.0f} GB per GPU replicated, {zero3:.0f} GB sharded over 4 (ZeRO-3, bf16 reference), plus vLLM's "
         f"{vllm_weights:.1f} GB of weights inside its {GRPO_7B_FOUR_GPUS['vllm_gpu_memory_utilization']:.0%} share"
     )
 
