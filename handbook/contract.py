@@ -30,6 +30,8 @@ import pathlib
 import re
 from dataclasses import dataclass, field
 
+from handbook import markdown_scan
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 SNIPPETS = ROOT / "snippets"
 
@@ -297,9 +299,6 @@ def page_code(markdown_path: pathlib.Path) -> str:
     return "\n\n".join(code for _, code in page_blocks(markdown_path)) + "\n"
 
 
-FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)(.*)$")
-
-
 def page_blocks(markdown_path: pathlib.Path) -> list[tuple[int, str]]:
     """(line, code) of every Python fence of a page after pymdownx.snippets resolved its includes."""
     import textwrap
@@ -316,17 +315,9 @@ def page_blocks(markdown_path: pathlib.Path) -> list[tuple[int, str]]:
     if text.startswith("---\n"):
         end = text.find("\n---\n", 4)
         text = "\n" * text[: end + 5].count("\n") + text[end + 5 :] if end > 0 else text
-    out, cur = [], None
-    for i, line in enumerate(text.splitlines(), 1):
-        m = FENCE.match(line)
-        if m and cur is None:
-            lang = m.group(3) or (re.match(r"\s*\{\s*\.(\w+)", m.group(4)) or [None, ""])[1]
-            cur = (i, lang in ("python", "py", "python3"), [], len(m.group(1)))
-        elif m and cur is not None and m.group(3) == "" and not m.group(4).strip():
-            if cur[1]:
-                resolved = md.preprocessors["snippet"].run(cur[2])
-                out.append((cur[0], textwrap.dedent("\n".join(resolved)).strip("\n")))
-            cur = None
-        elif cur is not None:
-            cur[2].append(line[cur[3] :] if line[: cur[3]].strip() == "" else line)
+    out = []
+    for fence in markdown_scan.fences(text):
+        if fence.is_python and fence.end is not None:
+            resolved = md.preprocessors["snippet"].run(fence.lines)
+            out.append((fence.line, textwrap.dedent("\n".join(resolved)).strip("\n")))
     return out

@@ -15,7 +15,7 @@ import yaml
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from handbook import contract
+from handbook import contract, markdown_scan
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
@@ -57,11 +57,7 @@ ADVICE = re.compile(r"000 §11\.(?:\d+ row \d+|6|9|11)|002 (?:principle|trick|ph
 numbered in document order from 1 (``002 principle 1``, ``002 trick 13``, ``002 phenomenon 12``)."""
 TAG = re.compile(r"[\w .+/-]{1,40}")
 SOURCE = re.compile(r"^[\w.-]+/[\w.-]+#\d+$")
-HEADING = re.compile(r"(#{1,6})[ \t]+(.*)")
-ANCHOR = re.compile(r"\{#([\w-]+)\}")
 INCLUDE = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
-PYTHON_LANGS = ("python", "py", "python3", "pycon")
-FENCE = re.compile(r"^(\s*)(```+|~~~+)\s*([\w+-]*)(.*)$")
 
 
 METRIC = re.compile(r"[\w./-]{1,80}")
@@ -311,29 +307,8 @@ def twin_of(path: pathlib.Path) -> pathlib.Path:
     return path.with_name(path.name[: -len(".md")] + ".zh.md")
 
 
-def headings(body: str) -> list[tuple[int, str, str | None]]:
-    """(level, text, explicit anchor) for each heading outside code fences."""
-    out, in_fence = [], False
-    for line in body.splitlines():
-        if FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        if h := heading(line):
-            out.append(h)
-    return out
-
-
-def heading(line: str) -> tuple[int, str, str | None] | None:
-    """(level, text, explicit anchor) of an ATX heading line, in linear time; None for other lines."""
-    m = HEADING.fullmatch(line)
-    if not m:
-        return None
-    text, anchor = m.group(2).strip(), None
-    if text.endswith("}") and (i := text.rfind("{#")) >= 0 and ANCHOR.fullmatch(text[i:]):
-        text, anchor = text[:i].strip(), text[i + 2 : -1]
-    return len(m.group(1)), text, anchor
+headings = markdown_scan.headings
+heading = markdown_scan.heading
 
 
 def includes(body: str) -> list[str]:
@@ -342,23 +317,7 @@ def includes(body: str) -> list[str]:
 
 def python_fences(body: str) -> list[tuple[int, str, list[str]]]:
     """(line number, fence info, lines) of every ```python fence."""
-    out, lines, cur = [], body.splitlines(), None
-    for i, line in enumerate(lines, 1):
-        m = FENCE.match(line)
-        if m and cur is None:
-            lang, rest = m.group(3), m.group(4)
-            braced = re.match(r"\s*\{\s*\.(\w+)", rest) if not lang else None  # ``` { .python .not-runnable }
-            if (lang or (braced.group(1) if braced else "")) in PYTHON_LANGS:
-                cur = (i, lang + rest, [])
-            else:
-                cur = (i, None, [])
-        elif m and cur is not None:
-            if cur[1] is not None:
-                out.append(cur)
-            cur = None
-        elif cur is not None:
-            cur[2].append(line)
-    return out
+    return [(f.line, f.info, f.lines) for f in markdown_scan.fences(body) if f.is_python]
 
 
 def load(path: pathlib.Path) -> Page:
@@ -409,20 +368,27 @@ def validate(page: Page) -> Page:
     _check_include_paths(page)
     _check_fences(page)
     _check_active_html(page)
+    _check_stray_headings(page)
     return page
 
 
 ACTIVE_HTML = re.compile(r"<\s*(script|iframe|object|embed)\b|<[a-zA-Z][^>]*\son[a-z]+\s*=|javascript:", re.I)
 
 
+def _check_stray_headings(page: Page) -> None:
+    """A wrapped line that starts with '#' (an issue number, a comment) renders as a heading and breaks the TOC."""
+    for n in markdown_scan.stray_headings(page.body):
+        page.error(
+            "body",
+            "this line starts with '#' and would render as a heading: rewrap it (or write 'issue 123', 'trl#123')",
+            page.offset + n,
+        )
+
+
 def _check_active_html(page: Page) -> None:
     """No script, frame or event handler in a page's Markdown (outside code): pages are text and tested code."""
-    in_fence = False
-    for n, line in enumerate(page.body.splitlines(), 1):
-        if FENCE.match(line):
-            in_fence = not in_fence
-            continue
-        if not in_fence and (m := ACTIVE_HTML.search(re.sub(r"`[^`]*`", "", line))):
+    for n, line in markdown_scan.outside_fences(page.body):
+        if m := ACTIVE_HTML.search(re.sub(r"`[^`]*`", "", line)):
             page.error("body", f"active HTML {m.group(0)!r} is not allowed in a page", page.offset + n)
 
 
@@ -475,13 +441,10 @@ def _check_includes(page: Page) -> None:
         return  # reported on field 'snippet'
     snip = contract.parse(target, ROOT)  # its own problems are reported once, by check_all
     shown: list[tuple[str, str | None]] = []  # (section, anchor of the heading it is under)
+    anchors_at = {n: h[2] for n, line in markdown_scan.outside_fences(page.body) if (h := heading(line)) and h[0] == 2}
     anchor = None
-    in_fence = False
-    for line in page.body.splitlines():
-        if FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence and (h := heading(line)) and h[0] == 2:
-            anchor = h[2]
+    for n, line in enumerate(page.body.splitlines(), 1):
+        anchor = anchors_at.get(n, anchor)
         if m := INCLUDE.match(line):
             file, _, section = m.group(1).partition(":")
             if file != own:
@@ -506,13 +469,20 @@ def _check_includes(page: Page) -> None:
         )
 
 
-FENCE_INFO = re.compile(r'(?:python|py|python3|pycon)(?:\s+hl_lines="\d+(?:-\d+)?(?:\s+\d+(?:-\d+)?)*")?')
+FENCE_INFO = re.compile(r'(?:python|py|python3)(?:\s+hl_lines="\d+(?:-\d+)?(?:\s+\d+(?:-\d+)?)*")?')
 """A runnable fence's info: the language, optionally ``hl_lines="3 5-6"`` (lines of the included section that the
 Fix changed, highlighted on the page)."""
 
 
 def _check_fences(page: Page) -> None:
     """Every Python fence is exactly one include: the page's code is what the tests run."""
+    for fence in markdown_scan.fences(page.body):
+        if not fence.is_python and any(INCLUDE.match(ln) for ln in fence.lines):
+            page.error(
+                "fence",
+                f"a snippet include in a ```{fence.lang or 'plain'} fence is shown but never run: use ```python",
+                page.offset + fence.line,
+            )
     for line, info, lines in python_fences(page.body):
         code = [ln for ln in lines if ln.strip()]
         if len(code) == 1 and INCLUDE.match(code[0]) and FENCE_INFO.fullmatch(info.strip()):

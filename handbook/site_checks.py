@@ -148,6 +148,12 @@ def check_all() -> list[str]:
     errors = _symlinks() + [e for p in site.values() for e in p.errors] + _check_advice_file(site)
     errors += _check_tag_spelling(site)
     errors += [e for p in site.values() if not p.errors for e in check_run_refs(p)]
+    errors += _check_twins_and_ids(site) + _check_notebook_twins() + _check_snippets()
+    return errors
+
+
+def _check_twins_and_ids(site: dict) -> list[str]:
+    errors = []
     ids: dict[str, str] = {}
     for path, page in site.items():
         twin = pages.twin_of(path)
@@ -160,6 +166,11 @@ def check_all() -> list[str]:
             if pid in ids:
                 errors.append(f"{page.rel}: field 'id': {pid!r} is also used by {ids[pid]}")
             ids[pid] = page.rel
+    return errors
+
+
+def _check_notebook_twins() -> list[str]:
+    errors = []
     for nb in sorted(pages.DOCS.rglob("*.ipynb")):
         if ".ipynb_checkpoints" in nb.parts:
             continue
@@ -170,6 +181,12 @@ def check_all() -> list[str]:
         )
         if not twin.exists():
             errors.append(f"{nb.relative_to(pages.ROOT)}: has no twin notebook {twin.name}")
+    return errors
+
+
+def _check_snippets() -> list[str]:
+    """Every snippet meets the contract and belongs to a page."""
+    errors = []
     for snip in sorted(pages.SNIPPETS.rglob("*.py")):
         if snip.name.startswith("_"):
             continue

@@ -15,26 +15,28 @@ import re
 
 from _common import lang_of_src
 
+from handbook import markdown_scan
+
 CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
 _BREAK = re.compile(rf"(?<=[{CJK}])[ \t]*\n[ \t]*(?=[{CJK}])")
-_FENCE = re.compile(r"^\s*(```|~~~)")
 
 
 def join_cjk_lines(markdown: str) -> str:
-    out, chunk, in_fence = [], [], False
-    for line in markdown.split("\n"):
-        if _FENCE.match(line):
-            if not in_fence:
-                out.append(_BREAK.sub("", "\n".join(chunk)))
-                chunk = []
-            else:
-                out.append(line)
-                in_fence = False
-                continue
-            in_fence = True
-        (out if in_fence else chunk).append(line)
-    out.append(_BREAK.sub("", "\n".join(chunk)))
-    return "\n".join(x for x in out)
+    """Join a line break between two Chinese characters (it would render as a space), outside code fences."""
+    lines = markdown.split("\n")
+    outside = {i - 1 for i, _ in markdown_scan.outside_fences(markdown)}
+    out, chunk = [], []
+    for i, line in enumerate(lines):
+        if i in outside:
+            chunk.append(line)
+            continue
+        if chunk:
+            out.append(_BREAK.sub("", "\n".join(chunk)))
+            chunk = []
+        out.append(line)
+    if chunk or not out:
+        out.append(_BREAK.sub("", "\n".join(chunk)))
+    return "\n".join(out)
 
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
