@@ -47,17 +47,17 @@ test: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/ruff format --check --quiet .
 	$(TEST_VENV)/bin/ruff check --quiet .
 	# every page's code pasted and run, page contract, validator: spread over $(WORKERS) processes
-	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests --ignore=tests/test_site.py --durations=10
+	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests docs --ignore=tests/test_site.py --durations=10
 	# site build + browser, and notebooks (cells share one kernel, on the tiny model): one process, in order
 	HANDBOOK_MODEL=$$($(TEST_VENV)/bin/python -m handbook tiny) \
 	  $(TEST_VENV)/bin/python -m pytest tests/test_site.py docs/walkthroughs --nbval-lax --nbval-current-env
 
 snippets: $(TEST_VENV)/.installed
-	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests/test_snippets.py
+	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) docs
 
 # the TRL version matrix: every page on several TRL releases -> compat/trl-matrix.json (commit it)
 matrix: $(TEST_VENV)/.installed
-	$(TEST_VENV)/bin/python -m handbook matrix --workers $(WORKERS)
+	$(TEST_VENV)/bin/python -m handbook matrix --workers $(WORKERS) $(MATRIX_ARGS)
 
 # the real-model lane: every page's check on SmolLM2-135M-Instruct -> compat/real/ (commit it); REAL_ARGS=--stale
 # re-runs only pages whose row is missing or stale

@@ -1,12 +1,8 @@
 """Shared pytest setup for tests/ and the walkthrough notebooks (nbval)."""
 
 import os
-import pathlib
-import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent
-# Import the handbook package from THIS checkout (not from wherever an editable install points).
-sys.path.insert(0, str(ROOT))
+pytest_plugins = ["handbook.pytest_pages"]  # pitfall pages under docs/ are test files (pytest docs/<page>.md)
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -47,7 +47,7 @@ def new(chapter: str, slug: str) -> int:
         text = (templates / template).read_text(encoding="utf-8")
         target.write_text(text.format(chapter=chapter, slug=slug), encoding="utf-8")
         print(f"created {target.relative_to(pages.ROOT)}")
-    print("Now fill in every TODO, then run: python -m handbook check && pytest -k", slug)
+    print(f"Now fill in every TODO, then run: python -m handbook check && pytest docs/{chapter}/{slug}.md")
     return 0
 
 
@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("doctor-rules", help="write the log doctor's rules.json from the pages' doctor: front matter")
     args = parser.parse_args(argv)
     if args.cmd == "doctor-rules":
-        from handbook import doctor
+        from handbook import doctor_rules as doctor
 
         return doctor.write_rules()
     if args.cmd == "record":

@@ -19,7 +19,7 @@ section, so the snippet file *is* what the page shows:
   ends with ``SEEDS`` (the seeds the suite runs) and the main block ``MAIN_BLOCK``. Optional
   ``check_gpu`` / ``check_vllm`` / ``check_multiprocess`` run only where that hardware exists.
 
-The validator (``handbook.pages``), the test suite (``tests/test_snippets.py``) and the CLI all read the
+The validator (``handbook.pages``), the page tests (``handbook/pytest_pages.py``) and the CLI all read the
 contract from here.
 """
 

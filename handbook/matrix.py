@@ -1,6 +1,6 @@
 """The TRL version matrix: run every page's code on several TRL releases and record page × version × seed.
 
-``python -m handbook matrix`` (``make matrix``) runs ``tests/test_snippets.py`` once per TRL version, each in
+``python -m handbook matrix`` (``make matrix``) runs the pages (``pytest docs``) once per TRL version, each in
 its own cached virtual environment under ``.cache/matrix/trl-<version>``. Such an environment holds that TRL
 release and whatever it needs that the pinned stack lacks; for everything else it sees the pinned test
 environment (a ``.pth`` file), so a version is compared on the same torch/transformers/datasets as the pin
@@ -81,16 +81,17 @@ def _versions_of(python: pathlib.Path) -> dict[str, str]:
     return json.loads(out)
 
 
-CASE = re.compile(r"test_page_code\[(?P<page>docs/[^\[]+\.md)\[(?P<seed>seed\d+|contract)\]\]")
+SEED = re.compile(r"seed\d+|contract")
 
 
 def _parse(junit: pathlib.Path) -> dict[str, dict]:
     """page -> {"seeds": {seed: outcome}, "reasons": [...]} from pytest's JUnit XML."""
     rows: dict[str, dict] = {}
     for case in ET.parse(junit).getroot().iter("testcase"):
-        m = CASE.fullmatch(case.get("name", ""))
-        if not m:
-            continue
+        page, seed = case.get("file", ""), case.get("name", "")
+        if not (page.startswith("docs/") and page.endswith(".md") and SEED.fullmatch(seed)):
+            continue  # a hardware entry point (check_gpu, ...) or another test
+        m = {"page": page, "seed": seed}
         row = rows.setdefault(m["page"], {"seeds": {}, "reasons": []})
         outcome, reason = "passed", ""
         for child in case:
@@ -106,13 +107,15 @@ def _parse(junit: pathlib.Path) -> dict[str, dict]:
     return rows
 
 
-def run_pages(python: pathlib.Path, name: str, workers: int, **env: str) -> dict[str, dict]:
-    """Run every page's ``check`` for each seed (tests/test_snippets.py) with ``python``; rows per page."""
+def run_pages(
+    python: pathlib.Path, name: str, workers: int, only: list[str] | None = None, **env: str
+) -> dict[str, dict]:
+    """Run the pages' ``check`` for each seed (``pytest docs``, handbook/pytest_pages.py) with ``python``."""
     junit = ENVS / f"junit-{name}.xml"
     junit.parent.mkdir(parents=True, exist_ok=True)
     junit.unlink(missing_ok=True)
-    cmd = [str(python), "-m", "pytest", "tests/test_snippets.py", "-q", "-p", "no:cacheprovider"]
-    cmd += ["-k", "test_page_code and not hardware", f"--junitxml={junit}", "-o", "junit_family=xunit1"]
+    cmd = [str(python), "-m", "pytest", *(only or ["docs"]), "-q", "-p", "no:cacheprovider"]
+    cmd += ["-m", "not gpu and not vllm and not multiprocess", f"--junitxml={junit}", "-o", "junit_family=xunit1"]
     if workers > 1:
         cmd += ["-n", str(workers)]
     proc = subprocess.run(cmd, cwd=pages.ROOT, capture_output=True, text=True, env={**os.environ, **env})
@@ -125,8 +128,7 @@ def run_version(trl_version: str, workers: int, only: list[str] | None = None) -
     python = environment(trl_version)
     started = time.perf_counter()
     # every page on every version: whether a version is inside a page's range is judged afterwards
-    env = {contract.IGNORE_RANGES_ENV: "1", **({"HANDBOOK_ONLY": ",".join(only)} if only else {})}
-    rows = run_pages(python, f"trl-{trl_version}", workers, **env)
+    rows = run_pages(python, f"trl-{trl_version}", workers, only, **{contract.IGNORE_RANGES_ENV: "1"})
     seconds = round(time.perf_counter() - started, 1)
     counts = {
         k: sum(v == k for r in rows.values() for v in r["seeds"].values()) for k in ("passed", "failed", "skipped")

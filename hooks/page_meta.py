@@ -400,7 +400,7 @@ DOCTOR_EXAMPLE = ("online-rl", "grpo-zero-std-group")
 
 def _doctor_example(page, lang: str) -> str:
     """The log doctor's real output on a recorded symptom run (seed 0), as a reader would see it."""
-    from handbook import doctor, runs
+    from handbook import doctor_rules, runs
 
     chapter, pid = DOCTOR_EXAMPLE
     meta = hp.load(hp.DOCS / chapter / f"{pid}.md").meta
@@ -408,8 +408,8 @@ def _doctor_example(page, lang: str) -> str:
     if rec is None:
         raise PluginError(f"docs/{page.file.src_uri}: no run record for {chapter}/{pid}")
     log = rec["seeds"]["0"][meta["chart"]["runs"]["symptom"] - 1]["logs"]
-    rules = doctor.export()["pages"]
-    text = doctor.cli.report(doctor.R.diagnose(log, rules, lang), log, lang)
+    rules = doctor_rules.export()["pages"]
+    text = doctor_rules.cli.report(doctor_rules.R.diagnose(log, rules, lang), log, lang)
     cmd = "rlhf-doctor trainer_state.json" + (" --lang zh" if lang == "zh" else "")
     return f"```text\n$ {cmd}\n{text}\n```"
 

@@ -33,7 +33,8 @@ def test_matrix_covers_the_pin_and_older_releases(data):
 @pytest.mark.parametrize("page", PITFALLS, ids=lambda p: p.rel)
 def test_page_row_is_current_and_holds_in_range(data, page):
     cells = data["pages"].get(page.rel)
-    assert cells, f"{page.rel}: no row in the matrix: run `make matrix`"
+    if not cells:  # a new page: the matrix workflow (or `python -m handbook matrix --page ...`) fills its row
+        pytest.skip(f"{page.rel}: not yet run on other TRL releases (make matrix MATRIX_ARGS='--page {page.rel}')")
     missing = [v for v in data["versions"] if v not in cells]
     assert not missing, f"{page.rel}: no result for trl {missing}: run `make matrix`"
     current = matrix.page_hash(page.path)

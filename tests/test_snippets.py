@@ -1,109 +1,21 @@
-"""The paste test: every pitfall page's code, pasted into a fresh file outside this repo, runs and its claim holds.
+"""The page runner on its own (the pages themselves are collected from docs/ by ``handbook/pytest_pages.py``).
 
-For each English pitfall page, the Python the built page shows (``contract.page_code``) is written to a
-temporary file and run in a worker process where this repository cannot be imported, with
-``HANDBOOK_MODEL`` pointed at the tiny local model; then ``check(seed)`` is called for each of the snippet's
-``SEEDS``. A failure names the page and says whether the claim stopped holding (an assert, with its message),
-the code could not run as pasted, or it raised. ``check_gpu`` / ``check_vllm`` / ``check_multiprocess`` are
-collected with their marker and skipped with a reason where that hardware is missing.
+``pytest docs`` (or ``pytest docs/online-rl/grpo-zero-std-group.md``) pastes each pitfall page's code into a
+fresh file outside this repo and runs ``check(seed)`` for every seed; this file tests what that relies on.
 """
 
 from __future__ import annotations
 
-import importlib.util
-import os
-
 import pytest
 
-from handbook import contract, harness, pages
-
-PITFALLS = [p for p in pages.all_pages() if p.lang == "en" and p.kind == "pitfall" and p.meta.get("snippet")]
-if os.environ.get("HANDBOOK_ONLY"):  # python -m handbook matrix --page: re-run only these pages
-    PITFALLS = [p for p in PITFALLS if p.rel in os.environ["HANDBOOK_ONLY"].split(",")]
-
-WHAT = {
-    "claim": "the page's claim no longer holds",
-    "error": "the page's check raised instead of asserting (the claim could not be checked)",
-    "paste": "the page's code does not run when pasted into a fresh file",
-    "contract": "the page's check broke the snippet contract",
-    "timeout": "the page's check hangs",
-    "crash": "the page's code crashed the Python process",
-}
+from handbook import contract, harness, pytest_pages
 
 
-def _snippet(page: pages.Page) -> contract.Snippet:
-    return contract.parse(contract.ROOT / page.meta["snippet"])
-
-
-def _params():
-    for page in PITFALLS:
-        snip = _snippet(page)
-        if snip.errors or not snip.seeds:
-            yield pytest.param(page, None, snip.errors, id=f"{page.rel}[contract]")
-            continue
-        for seed in snip.seeds:
-            yield pytest.param(page, seed, [], id=f"{page.rel}[seed{seed}]")
-
-
-def _hardware_params():
-    for page in PITFALLS:
-        for func, mark in contract.HARDWARE.items():
-            if func in _snippet(page).functions:
-                yield pytest.param(page, func, id=f"{page.rel}::{func}", marks=getattr(pytest.mark, mark))
-
-
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def runner():
     r = harness.PageRunner()
     yield r
     r.close()
-
-
-def _report(page: pages.Page, func: str, seed: int, res: harness.Result) -> str:
-    title = page.meta.get("title", "")
-    head = f"{page.rel} ({title}): {WHAT.get(res.kind, res.kind)} ({func}, seed {seed}): {res.message}"
-    return "\n".join(
-        x
-        for x in (head, res.traceback.strip(), "--- what the page printed (tail) ---" if res.log else "", res.log)
-        if x
-    )
-
-
-@pytest.mark.parametrize(("page", "seed", "errors"), list(_params()))
-def test_page_code(runner, page, seed, errors):
-    if errors or seed is None:
-        pytest.fail(
-            f"{page.rel}: its snippet breaks the contract:\n" + "\n".join(errors or ["no SEEDS"]), pytrace=False
-        )
-    reason = contract.skip_reason(page.meta)
-    if reason:
-        pytest.skip(f"{page.rel}: {reason}")
-    res = runner.run(page.path, contract.CHECK, seed)
-    if not res.ok:
-        pytest.fail(_report(page, contract.CHECK, seed, res), pytrace=False)
-
-
-def _have(mark: str) -> str | None:
-    """Why ``mark`` cannot run here, or None if it can."""
-    import torch
-
-    if not torch.cuda.is_available():
-        return f"needs a CUDA GPU ({mark}); CPU CI skips it, GPU CI runs it with HANDBOOK_MODEL set"
-    if mark == "vllm" and importlib.util.find_spec("vllm") is None:
-        return "needs vLLM installed"
-    if mark == "multiprocess" and torch.cuda.device_count() < 2 and not os.environ.get("HANDBOOK_MULTIPROCESS"):
-        return "needs 2+ GPUs or HANDBOOK_MULTIPROCESS=1"
-    return None
-
-
-@pytest.mark.parametrize(("page", "func"), list(_hardware_params()))
-def test_page_code_hardware(runner, page, func):
-    reason = contract.skip_reason(page.meta) or _have(contract.HARDWARE[func])
-    if reason:
-        pytest.skip(reason)
-    res = runner.run(page.path, func, 0, timeout=1800)
-    if not res.ok:
-        pytest.fail(_report(page, func, 0, res), pytrace=False)
 
 
 def test_worker_refuses_this_repository(runner, tmp_path):
@@ -125,3 +37,41 @@ def test_out_of_range_pages_skip(monkeypatch):
     assert contract.skip_reason({"trl": f"=={version('trl')}"}) is None
     monkeypatch.setenv(contract.IGNORE_RANGES_ENV, "1")
     assert contract.skip_reason({"trl": ">=99"}) is None
+
+
+def test_a_page_is_a_test_file(pytester_pages):
+    """`pytest docs/<page>.md` collects one item per seed of the page's SEEDS, named after the seed."""
+    items = pytester_pages("docs/online-rl/grpo-zero-std-group.md")
+    snip = contract.parse(contract.ROOT / "snippets/online-rl/grpo-zero-std-group.py")
+    assert items == [f"docs/online-rl/grpo-zero-std-group.md::seed{s}" for s in snip.seeds]
+
+
+def test_a_failing_page_reports_its_claim(runner, tmp_path):
+    """The report names the page, says the claim stopped holding and quotes the assert's message."""
+    from handbook import pages
+
+    page = pages.load(contract.ROOT / "docs/online-rl/grpo-zero-std-group.md")
+    code = tmp_path / "claim.py"
+    code.write_text("def check(seed=0):\n    assert False, 'claim: it holds'\n", encoding="utf-8")
+    res = runner.run_file(code, "check", 0)
+    text = pytest_pages.report(page, "check", 0, res)
+    assert text.startswith("docs/online-rl/grpo-zero-std-group.md (") and "claim no longer holds" in text, text
+    assert "claim: it holds" in text, text
+
+
+@pytest.fixture
+def pytester_pages():
+    import subprocess
+    import sys
+
+    def collect(*paths):
+        out = subprocess.run(
+            [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *paths],
+            cwd=contract.ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        ).stdout
+        return [line for line in out.splitlines() if "::" in line]
+
+    return collect

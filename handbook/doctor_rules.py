@@ -1,7 +1,7 @@
 """The log doctor's rules, from the pages' front matter (``doctor:``), and their check on the run record.
 
 ``python -m handbook doctor-rules`` writes ``doctor/rlhf_doctor/rules.json`` (the standalone ``rlhf-doctor``
-package reads only that file). ``matrix()`` runs every rule on every recorded symptom and fix run: a page's
+package reads only that file). ``fire_silent()`` runs every rule on every recorded symptom and fix run: a page's
 rule must fire on its own symptom run and stay silent on its own fix run; over all fix runs of all pages the
 firings are false alarms, over all symptom runs the silences are misses (tests/test_doctor.py prints both).
 """
@@ -48,7 +48,7 @@ def write_rules() -> int:
 
 
 @dataclass
-class Matrix:
+class FireSilent:
     fired: list[str] = field(default_factory=list)  # page: own symptom run, rule fired (per seed)
     missed: list[str] = field(default_factory=list)  # page: own symptom run, rule silent
     silent: list[str] = field(default_factory=list)  # page: own fix run, rule silent
@@ -64,11 +64,11 @@ def _logs(rec: dict, run: int, seed: str) -> list[dict]:
     return seeds[run - 1]["logs"] if 1 <= run <= len(seeds) else []
 
 
-def matrix() -> Matrix:
+def fire_silent() -> FireSilent:
     from handbook import real_runs
 
     rules = export()["pages"]
-    m = Matrix()
+    m = FireSilent()
     for p in pages.all_pages():
         if p.lang != "en" or p.kind != "pitfall" or p.errors or not p.meta.get("chart"):
             continue
