@@ -19,35 +19,11 @@ import math
 import pathlib
 import re
 
-from handbook import pages, real_runs, runs
+from handbook import pages, real_runs, runs, ui
 
 CACHE = pages.ROOT / ".cache" / "charts"
 INK = "#010101"  # matplotlib's text and axes colour, replaced by currentColor
 COLOURS = {"symptom": "#e8590c", "fix": "#1c7ed6"}
-WORDS = {
-    "en": {
-        "symptom": "symptom run",
-        "fix": "fix run",
-        "step": "training step",
-        "caption": "{metrics} per training step, logged by this page's check on {model} (TRL {trl}); "
-        "line: seed 0{seeds}. Recorded by the test suite, not drawn by hand.",
-        "tiny": "the tiny test model (this page has no passing real-model run)",
-        "range": ", shaded: range over seeds {seeds}",
-        "alt": "Line chart of {metrics} per training step for the {labels}.",
-        "and": " and ",
-    },
-    "zh": {
-        "symptom": "症状运行",
-        "fix": "修复后运行",
-        "step": "训练步数",
-        "caption": "本页检查代码在 {model} 上（TRL {trl}）记录的 {metrics}（按训练步）；"
-        "实线为随机种子 0{seeds}。数据来自测试套件的运行记录，而非手绘。",
-        "tiny": "微型测试模型（本页没有通过的真实模型运行）",
-        "range": "，阴影为随机种子 {seeds} 的范围",
-        "alt": "{labels}的 {metrics} 随训练步变化的折线图。",
-        "and": "与",
-    },
-}
 MAX_BYTES = 30_000
 
 
@@ -62,7 +38,7 @@ def _svg(rec: dict, spec: dict, lang: str) -> str:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
 
-    words = WORDS[lang]
+    words = ui.CHART[lang]
     metrics = spec["metrics"]
     style = {
         "svg.fonttype": "none",
@@ -140,7 +116,7 @@ def figure(meta: dict, lang: str) -> str:
     rec = real_runs.shown(meta)
     if rec is None:
         raise ValueError(f"no run record for {meta.get('id')}: run python -m handbook record")
-    words = WORDS[lang]
+    words = ui.CHART[lang]
     key = hashlib.sha256(
         json.dumps([rec, {k: v for k, v in spec.items() if k != "caption"}, lang], sort_keys=True).encode()
         + pathlib.Path(__file__).read_bytes()  # a change to the drawing redraws every chart

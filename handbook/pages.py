@@ -16,35 +16,11 @@ from packaging.specifiers import InvalidSpecifier, SpecifierSet
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from handbook import contract, markdown_scan
+from handbook.ui import CHAPTERS, SECTIONS
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 SNIPPETS = ROOT / "snippets"
-
-HOME = ("Home", "首页")
-"""The home page's navigation title (English, Chinese)."""
-
-# Chapter folder -> (English title, Chinese title). Order here is the order of the navigation.
-CHAPTERS: dict[str, tuple[str, str]] = {
-    "start": ("Start here", "从这里开始"),
-    "sft": ("SFT", "SFT 监督微调"),
-    "debugging": ("Debugging", "调试"),
-    "preference": ("Preference optimisation", "偏好优化"),
-    "online-rl": ("Online RL: GRPO & RLOO", "在线强化学习：GRPO 与 RLOO"),
-    "rewards": ("Rewards & reward models", "奖励与奖励模型"),
-    "dynamics": ("Training dynamics & data", "训练动态与数据"),
-    "scale": ("Memory, multi-process, recipes & migration", "显存、多进程、配方与版本迁移"),
-    "walkthroughs": ("Walkthroughs", "实战演练"),
-}
-
-# Body sections of a pitfall page: anchor -> (English heading, Chinese heading), in this order.
-SECTIONS: dict[str, tuple[str, str]] = {
-    "symptom": ("Symptom", "症状"),
-    "why": ("Why it happens", "原因"),
-    "fix": ("Fix", "解决办法"),
-    "evidence": ("Evidence", "证据"),
-    "related": ("Related pages", "相关页面"),
-}
 
 VERDICTS = ("holds", "corrected", "wrong", "obsolete", "new")
 """holds/corrected/wrong/obsolete judge the common advice a page answers against current TRL; ``new`` is a

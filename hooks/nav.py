@@ -9,6 +9,7 @@ from __future__ import annotations
 from mkdocs.exceptions import PluginError
 
 from handbook import pages as hp
+from handbook import ui
 
 
 def _sort_key(path):
@@ -17,8 +18,8 @@ def _sort_key(path):
 
 
 def build_nav() -> list:
-    nav: list = [{hp.HOME[0]: "index.md"}]
-    for chapter, (title, _zh) in hp.CHAPTERS.items():
+    nav: list = [{ui.HOME[0]: "index.md"}]
+    for chapter, (title, _zh) in ui.CHAPTERS.items():
         folder = hp.DOCS / chapter
         if not folder.is_dir():
             continue
@@ -39,7 +40,7 @@ def on_config(config, **kwargs):
     i18n = config.plugins.get("i18n")
     if i18n is None:
         raise PluginError("hooks/nav.py: the i18n plugin is not configured")
-    translations = {hp.HOME[0]: hp.HOME[1], **{en: zh for en, zh in hp.CHAPTERS.values()}}
+    translations = {ui.HOME[0]: ui.HOME[1], **{en: zh for en, zh in ui.CHAPTERS.values()}}
     for language in i18n.config.languages:
         if language.locale == "zh":
             language.nav_translations = {**translations, **(language.nav_translations or {})}

@@ -1,0 +1,313 @@
+"""What the site's generated parts say, as plain functions of the pages and the committed records.
+
+The MkDocs hook (``hooks/page_meta.py``) only adapts: it validates a page's front matter, calls ``render_meta``
+for a pitfall page's badges and symptom box, and fills ``<!-- handbook:NAME -->`` with ``PLACEHOLDERS[NAME]``.
+Each renderer takes the page's source path under docs/ (``src_uri``, for relative links) and the language,
+and returns Markdown; text from front matter is escaped. Records are read when a renderer runs, never at import.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import pathlib
+import re
+
+from handbook import pages as hp
+from handbook.ui import ADVICE_GROUPS, ADVICE_LABELS, COMPAT_LABELS, FINDER, LABELS
+
+
+class RenderError(ValueError):
+    """A renderer cannot do its job (a record it needs is missing); the hook reports it as a build error."""
+
+
+REPO = "https://github.com/rlhf-pitfalls/rlhf-pitfalls-handbook"
+
+
+@functools.cache
+def verified_versions() -> dict[str, str]:
+    """Pinned versions from the test constraints: the versions every snippet was verified against."""
+    pins = {}
+    for line in (hp.ROOT / "requirements" / "test.txt").read_text(encoding="utf-8").splitlines():
+        m = re.match(r"^([A-Za-z0-9_.-]+)==([^\s;#]+)", line.strip())
+        if m:
+            pins[m.group(1).lower()] = m.group(2)
+    return pins
+
+
+@functools.cache
+def matrix_results() -> dict:
+    """compat/trl-matrix.json, written by `make matrix` ({} before it first ran)."""
+    path = hp.ROOT / "compat" / "trl-matrix.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+
+
+def passed_on(rel: str) -> list[str]:
+    """The TRL versions on which every seed of the page passed in the matrix run."""
+    cells = matrix_results().get("pages", {}).get(rel, {})
+    return [v for v in matrix_results().get("versions", {}) if cells.get(v, {}).get("outcome") == "passed"]
+
+
+SHOWN_VERSIONS = ("trl", "transformers", "torch", "accelerate", "datasets", "peft", "tokenizers")
+
+
+def _badge(cls: str, label: str, value_html: str, href: str | None = None) -> str:
+    inner = (
+        f'<span class="hb-badge__label">{html.escape(label)}</span><span class="hb-badge__value">{value_html}</span>'
+    )
+    if href:
+        return f'<a class="hb-badge {cls}" href="{html.escape(href, quote=True)}">{inner}</a>'
+    return f'<span class="hb-badge {cls}">{inner}</span>'
+
+
+IDENT = re.compile(r"^[\w.()/=<>\[\]-]*[_/=][\w.()/=<>\[\]-]*$", re.ASCII)
+
+
+def _code(text: str) -> str:
+    """A Markdown code span holding ``text`` verbatim (backticks inside are fenced by longer runs)."""
+    fence = "`" * (max((len(m) for m in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _link(src_uri: str, target: str) -> str:
+    """A Markdown link from the page being rendered to ``target`` (a path under docs/, e.g. 'sft/x.md')."""
+    here = pathlib.PurePosixPath(src_uri).parent
+    return pathlib.PurePosixPath(*[".."] * len(here.parts), target).as_posix()
+
+
+def _cell(text: str) -> str:
+    """Front-matter text as the content of a Markdown table cell: escaped, its pipes kept as text."""
+    return html.escape(str(text).replace("`", "")).replace("|", "\\|")
+
+
+def symptom_markdown(text: str) -> str:
+    """Metric keys, identifiers and error lines as code; prose escaped, so it stays text and stays searchable."""
+    if re.match(r"^\w*(Error|Exception|Warning)\b", text):
+        return _code(text)
+    return " ".join(_code(tok) if IDENT.match(tok) or "`" in tok else html.escape(tok) for tok in text.split(" "))
+
+
+def verified_models(meta: hp.FrontMatter, lang: str) -> list[str]:
+    """The models the page's check passed on: the real model when its committed row passed, and the tiny one."""
+    from handbook import real, real_runs
+
+    models = [real.NAME] if real_runs.passed(real_runs.load(meta.model_dump())) else []
+    return [*models, LABELS[lang]["tiny_model"]]
+
+
+def render_meta(meta: hp.FrontMatter, lang: str) -> str:
+    t = LABELS[lang]
+    v = meta.verdict
+    verified = passed_on(f"docs/{meta.chapter}/{meta.id}.md") or [verified_versions().get("trl", "?")]
+    compat = "../../start/compatibility/"  # raw HTML: the built URL, not the .md path
+    badges = [
+        _badge(f"hb-verdict hb-verdict--{v}", t["verdict"], html.escape(t[v])),
+        _badge("hb-trl", t["applies"], html.escape(meta.trl)),
+        _badge("hb-verified", t["verified"], html.escape(" · ".join(verified)), compat),
+        _badge(
+            "hb-snippet", t["snippet"], f"<code>{html.escape(meta.snippet)}</code>", f"{REPO}/blob/main/{meta.snippet}"
+        ),
+    ]
+    badges.append(_badge("hb-models", t["models"], html.escape(" · ".join(verified_models(meta, lang))), compat))
+    if meta.advice_trl:
+        badges.append(_badge("hb-era", t["era"], html.escape(meta.advice_trl)))
+    if meta.tiny_only:
+        badges.append(_badge("hb-tiny", t["tiny"], html.escape(meta.tiny_only)))
+    for src in meta.sources:
+        repo, num = src.split("#")
+        badges.append(_badge("hb-source", t["sources"], html.escape(src), f"https://github.com/{repo}/issues/{num}"))
+    out = ['<div class="hb-meta" markdown="0">' + " ".join(badges) + "</div>", ""]
+    out += [f'!!! symptoms "{html.escape(t["symptoms"])}"', ""]
+    out += [f"    - {symptom_markdown(s)}" for s in meta.symptoms]
+    out += ["", f"    *{html.escape(t['why'])}:* {html.escape(meta.verdict_reason)}", ""]
+    return "\n".join(out)
+
+
+# -- placeholders ------------------------------------------------------------------------------------------
+def _chapter_index(src_uri: str, lang: str) -> str:
+    t = LABELS[lang]
+    chapter = pathlib.PurePosixPath(src_uri).parent.as_posix()
+    rows = []
+    for path in sorted((hp.DOCS / chapter).glob("*.md"), key=lambda p: (hp.load(p).meta.get("order", 100), p.name)):
+        if path.name.endswith(".zh.md") or path.stem == "index":
+            continue
+        meta = hp.load(hp.twin_of(path) if lang == "zh" else path).meta
+        title = _cell(meta.get("title", path.stem))
+        if meta.get("kind", "pitfall") != "pitfall":
+            rows.append(f"| [{title}]({path.name}) | | |")
+            continue
+        v = html.escape(str(meta.get("verdict", "new")), quote=True)
+        pill = f'<span class="hb-verdict--{v} hb-pill">{html.escape(t.get(v, v))}</span>'
+        rows.append(f"| [{title}]({path.name}) | {pill} | {_cell(meta.get('verdict_reason', ''))} |")
+    if not rows:
+        return t["none"]
+    return f"| {t['page']} | {t['claim']} | {t['why']} |\n| --- | --- | --- |\n" + "\n".join(rows)
+
+
+def _trl_version(src_uri: str, lang: str) -> str:
+    return f"TRL `{verified_versions().get('trl', '?')}`"
+
+
+def _versions(src_uri: str, lang: str) -> str:
+    rows = [f"| `{name}` | `{verified_versions()[name]}` |" for name in SHOWN_VERSIONS if name in verified_versions()]
+    return "| package | version |\n| --- | --- |\n" + "\n".join(rows)
+
+
+def _compatibility(src_uri: str, lang: str) -> str:
+    """Pages × TRL versions from compat/trl-matrix.json: passed on every seed, or failed (and why)."""
+    t = COMPAT_LABELS[lang]
+    versions = list(matrix_results().get("versions", {}))
+    if not versions:
+        return t["none"]
+    head = f"| {t['page']} | {t['range']} | " + " | ".join(f"TRL {html.escape(v)}" for v in versions) + " |"
+    rows = [head, "|" + " --- |" * (len(versions) + 2)]
+    notes = []
+    for rel, cells in matrix_results().get("pages", {}).items():
+        src = pathlib.PurePosixPath(rel).relative_to("docs")
+        path = hp.ROOT / rel if lang == "en" else hp.twin_of(hp.ROOT / rel)
+        if not path.exists():
+            continue
+        meta = hp.load(path).meta
+        link = _link(src_uri, str(src))
+        marks = []
+        for v in versions:
+            cell = cells.get(v, {})
+            if cell.get("outcome") == "passed":
+                marks.append("✅")
+            elif cell.get("outcome") == "failed":
+                marks.append("❌" if cell.get("in_range") else f"❌ <small>{t['outside']}</small>")
+                if not cell.get("in_range"):
+                    title = html.escape(str(meta.get("title", rel)))
+                    notes.append(f"- [{title}]({link}), TRL {v}: {_code(cell.get('reason', '')[:160])}")
+            else:
+                marks.append("–")
+        rows.append(
+            f"| [{_cell(meta.get('title', rel))}]({link}) | {_code(str(meta.get('trl', '')))} | "
+            + " | ".join(marks)
+            + " |"
+        )
+    stack = [
+        f"| TRL | transformers | torch | accelerate | datasets | {t['passed']} / {t['failed']} |",
+        "|" + " --- |" * 6,
+    ]
+    for v, info in matrix_results()["versions"].items():
+        st = info.get("stack", {})
+        stack.append(
+            f"| {v} | {st.get('transformers', '?')} | {st.get('torch', '?')} | {st.get('accelerate', '?')} "
+            f"| {st.get('datasets', '?')} | {info.get('passed', 0)} / {info.get('failed', 0)} |"
+        )
+    out = "\n".join(rows) + f"\n\n### {t['stack']} {{#stack}}\n\n" + "\n".join(stack)
+    if notes:
+        out += f"\n\n### {t['why']} {{#outside}}\n\n" + "\n".join(notes)
+    return out
+
+
+_ERROR = re.compile(r"\b\w*(Error|Exception|Warning|Traceback)\b|warns?\b|报错|警告|raises?\b", re.I)
+_MEMORY = re.compile(r"\bOOM\b|out of memory|memory|slow|hangs?\b|显存|内存|慢|卡住", re.I)
+
+
+def where_shown(symptom: str) -> str:
+    """Where a reader sees a symptom: an error, a logged metric, memory/speed, or the model's behaviour."""
+    if _ERROR.search(symptom):
+        return "error"
+    if _MEMORY.search(symptom):
+        return "memory"
+    if any(IDENT.match(tok) for tok in symptom.replace(",", " ").split()):
+        return "metrics"
+    return "behaviour"
+
+
+def _symptom_finder(src_uri: str, lang: str) -> str:
+    """Every pitfall page's symptoms, grouped by where they show, each a link to its page."""
+    groups: dict[str, list[str]] = {k: [] for k in FINDER[lang]}
+    for chapter in hp.CHAPTERS:
+        for path in sorted((hp.DOCS / chapter).glob("*.md")):
+            if path.name.endswith(".zh.md"):
+                continue
+            doc = hp.load(hp.twin_of(path) if lang == "zh" else path)
+            if doc.kind != "pitfall" or doc.errors:
+                continue
+            src = pathlib.PurePosixPath(chapter, path.name)
+            link = _link(src_uri, str(src))
+            title = html.escape(str(doc.meta["title"]).replace("`", ""))
+            for symptom in doc.meta["symptoms"]:
+                groups[where_shown(str(symptom))].append(f"- {symptom_markdown(str(symptom))} → [{title}]({link})")
+    out = []
+    for key, lines in groups.items():
+        out += [f"## {FINDER[lang][key]} {{#{key}}}", "", *sorted(set(lines), key=str.lower), ""]
+    return "\n".join(out)
+
+
+def _advice_group(item: str) -> str:
+    m = re.match(r"(000 §11\.\d+|002 \w+)", item)
+    return m.group(1) if m else item
+
+
+def _advice_checked(src_uri: str, lang: str) -> str:
+    """Every item of the common advice, in one line of the reader's language, with its verdict and pages."""
+    t, v = ADVICE_LABELS[lang], LABELS[lang]
+    answered: dict[str, list[tuple[str, str, str]]] = {}
+    for p in hp.all_pages():
+        if p.lang != "en" or p.errors or not p.meta.get("advice"):
+            continue
+        twin = hp.load(hp.twin_of(p.path)) if lang == "zh" else p
+        src = pathlib.PurePosixPath(p.path.relative_to(hp.DOCS).as_posix())
+        link = _link(src_uri, str(src))
+        title = _cell(twin.meta.get("title", ""))
+        for item in p.meta.get("advice", []):
+            answered.setdefault(item, []).append((p.meta.get("verdict", "guide"), title, link))
+    out, group = [], None
+    for item, text in hp.advice_items().items():
+        g = _advice_group(item)
+        if g != group:
+            group = g
+            out += ["", f"## {ADVICE_GROUPS.get(g, (g, g))[0 if lang == 'en' else 1]}", ""]
+            out += [f"| {t['advice']} | {t['verdict']} | {t['page']} |", "| --- | --- | --- |"]
+        claim = _cell(text[lang])
+        pages = answered.get(item, [])
+        if not pages:
+            out.append(f"| {claim} | {t['open']} | |")
+            continue
+        pills = " ".join(
+            dict.fromkeys(
+                f'<span class="hb-verdict--{vd} hb-pill">{html.escape(v.get(vd, t["guide"]))}</span>'
+                for vd, _, _ in pages
+            )
+        )
+        links = "<br>".join(f"[{title}]({link})" for _, title, link in pages)
+        out.append(f"| {claim} | {pills} | {links} |")
+    return "\n".join(out)
+
+
+DOCTOR_EXAMPLE = ("online-rl", "grpo-zero-std-group")
+"""The recorded symptom run the log doctor page diagnoses as its example."""
+
+
+def _doctor_example(src_uri: str, lang: str) -> str:
+    """The log doctor's real output on a recorded symptom run (seed 0), as a reader would see it."""
+    from handbook import doctor_rules, runs
+
+    chapter, pid = DOCTOR_EXAMPLE
+    meta = hp.load(hp.DOCS / chapter / f"{pid}.md").meta
+    rec = runs.load(meta)
+    if rec is None:
+        raise RenderError(f"docs/{src_uri}: no run record for {chapter}/{pid}")
+    log = rec["seeds"]["0"][meta["chart"]["runs"]["symptom"] - 1]["logs"]
+    rules = doctor_rules.export()["pages"]
+    text = doctor_rules.cli.report(doctor_rules.R.diagnose(log, rules, lang), log, lang)
+    cmd = "rlhf-doctor trainer_state.json" + (" --lang zh" if lang == "zh" else "")
+    return f"```text\n$ {cmd}\n{text}\n```"
+
+
+PLACEHOLDERS = {
+    "doctor-example": _doctor_example,
+    "run-chart": lambda src_uri, lang: "<!-- handbook:run-chart -->",  # filled by hooks/charts.py
+    "advice-checked": _advice_checked,
+    "symptom-finder": _symptom_finder,
+    "chapter-index": _chapter_index,
+    "trl-version": _trl_version,
+    "versions": _versions,
+    "compatibility": _compatibility,
+}

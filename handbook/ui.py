@@ -1,0 +1,170 @@
+"""Every English and Chinese string the site's generated parts show, in one module (tests/test_ui.py checks that
+each table has the same keys in both languages). Standard library only: anything may import it."""
+
+from __future__ import annotations
+
+HOME = ("Home", "首页")
+"""The home page's navigation title (English, Chinese)."""
+
+# Chapter folder -> (English title, Chinese title). Order here is the order of the navigation.
+CHAPTERS: dict[str, tuple[str, str]] = {
+    "start": ("Start here", "从这里开始"),
+    "sft": ("SFT", "SFT 监督微调"),
+    "debugging": ("Debugging", "调试"),
+    "preference": ("Preference optimisation", "偏好优化"),
+    "online-rl": ("Online RL: GRPO & RLOO", "在线强化学习：GRPO 与 RLOO"),
+    "rewards": ("Rewards & reward models", "奖励与奖励模型"),
+    "dynamics": ("Training dynamics & data", "训练动态与数据"),
+    "scale": ("Memory, multi-process, recipes & migration", "显存、多进程、配方与版本迁移"),
+    "walkthroughs": ("Walkthroughs", "实战演练"),
+}
+
+# Body sections of a pitfall page: anchor -> (English heading, Chinese heading), in this order.
+SECTIONS: dict[str, tuple[str, str]] = {
+    "symptom": ("Symptom", "症状"),
+    "why": ("Why it happens", "原因"),
+    "fix": ("Fix", "解决办法"),
+    "evidence": ("Evidence", "证据"),
+    "related": ("Related pages", "相关页面"),
+}
+
+
+# -- badges, symptom box and chapter tables (handbook/render.py) -------------------------------------------
+LABELS = {
+    "en": {
+        "verdict": "Common advice",
+        "holds": "holds",
+        "corrected": "corrected",
+        "wrong": "wrong",
+        "obsolete": "outdated",
+        "new": "not common advice",
+        "applies": "Applies to TRL",
+        "verified": "Verified on TRL",
+        "models": "Verified on models",
+        "tiny_model": "tiny test model",
+        "era": "Advice written for TRL",
+        "snippet": "Tested snippet",
+        "tiny": "Checked on the tiny test model only",
+        "sources": "Reported in",
+        "symptoms": "You may be here because you saw",
+        "page": "Page",
+        "claim": "Verdict",
+        "why": "In one line",
+        "none": "No pages yet.",
+    },
+    "zh": {
+        "verdict": "常见说法",
+        "holds": "成立",
+        "corrected": "需修正",
+        "wrong": "错误",
+        "obsolete": "已过时",
+        "new": "非常见说法",
+        "applies": "适用 TRL 版本",
+        "verified": "验证所用 TRL",
+        "models": "验证所用模型",
+        "tiny_model": "微型测试模型",
+        "era": "该说法针对的 TRL",
+        "snippet": "测试代码",
+        "tiny": "仅在微型测试模型上验证",
+        "sources": "用户报告",
+        "symptoms": "你可能是因为看到了这些才来到这里",
+        "page": "页面",
+        "claim": "结论",
+        "why": "一句话",
+        "none": "暂无页面。",
+    },
+}
+
+# -- the Compatibility page --------------------------------------------------------------------------------
+COMPAT_LABELS = {
+    "en": {
+        "page": "Page",
+        "range": "Range",
+        "passed": "passed",
+        "failed": "failed",
+        "outside": "outside the page's range",
+        "stack": "Stack each TRL version ran with",
+        "none": "The matrix has not been run yet: `make matrix`.",
+        "why": "What failed outside a page's range",
+    },
+    "zh": {
+        "page": "页面",
+        "range": "范围",
+        "passed": "通过",
+        "failed": "失败",
+        "outside": "不在本页范围内",
+        "stack": "各 TRL 版本运行时的依赖版本",
+        "none": "尚未运行版本矩阵：`make matrix`。",
+        "why": "超出页面范围时失败的原因",
+    },
+}
+
+# -- the symptom finder ------------------------------------------------------------------------------------
+FINDER = {
+    "en": {
+        "error": "An error message or a warning",
+        "metrics": "A metric in the logs",
+        "behaviour": "How the model or the run behaves",
+        "memory": "Memory and speed",
+    },
+    "zh": {
+        "error": "报错或警告信息",
+        "metrics": "日志里的某个指标",
+        "behaviour": "模型或训练过程的表现",
+        "memory": "显存与速度",
+    },
+}
+
+# -- common advice, checked --------------------------------------------------------------------------------
+ADVICE_GROUPS = {
+    "000 §11.1": ("SFT", "SFT"),
+    "000 §11.2": ("DPO, KTO and other preference methods", "DPO、KTO 等偏好方法"),
+    "000 §11.3": ("PPO and GRPO", "PPO 与 GRPO"),
+    "000 §11.4": ("Memory", "显存"),
+    "000 §11.5": ("Several GPUs and nodes", "多卡与多机"),
+    "000 §11.6": ("Debugging", "调试"),
+    "000 §11.7": ("Recipes", "配方"),
+    "000 §11.8": ("Upgrading to TRL 1.x", "升级到 TRL 1.x"),
+    "000 §11.9": ("Versions", "版本"),
+    "000 §11.10": ("Traps after TRL 1.0", "TRL 1.0 之后的新坑"),
+    "000 §11.11": ("Take-aways", "要点"),
+    "002 principle": ("Tuning notes: principles", "调参笔记：原则"),
+    "002 trick": ("Tuning notes: tricks", "调参笔记：技巧"),
+    "002 phenomenon": ("Tuning notes: what you see and what to do", "调参笔记：现象与对策"),
+}
+ADVICE_LABELS = {
+    "en": {
+        "advice": "Common advice",
+        "verdict": "Verdict",
+        "page": "Page",
+        "open": "not checked yet",
+        "guide": "discussed",
+    },
+    "zh": {"advice": "常见说法", "verdict": "结论", "page": "页面", "open": "尚未检验", "guide": "已讨论"},
+}
+
+# -- run charts (handbook/charts.py) -----------------------------------------------------------------------
+CHART = {
+    "en": {
+        "symptom": "symptom run",
+        "fix": "fix run",
+        "step": "training step",
+        "caption": "{metrics} per training step, logged by this page's check on {model} (TRL {trl}); "
+        "line: seed 0{seeds}. Recorded by the test suite, not drawn by hand.",
+        "tiny": "the tiny test model (this page has no passing real-model run)",
+        "range": ", shaded: range over seeds {seeds}",
+        "alt": "Line chart of {metrics} per training step for the {labels}.",
+        "and": " and ",
+    },
+    "zh": {
+        "symptom": "症状运行",
+        "fix": "修复后运行",
+        "step": "训练步数",
+        "caption": "本页检查代码在 {model} 上（TRL {trl}）记录的 {metrics}（按训练步）；"
+        "实线为随机种子 0{seeds}。数据来自测试套件的运行记录，而非手绘。",
+        "tiny": "微型测试模型（本页没有通过的真实模型运行）",
+        "range": "，阴影为随机种子 {seeds} 的范围",
+        "alt": "{labels}的 {metrics} 随训练步变化的折线图。",
+        "and": "与",
+    },
+}

@@ -1,0 +1,71 @@
+"""The site's generated parts as plain functions (``handbook.render``) and their strings (``handbook.ui``)."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+
+from handbook import pages, render, runs, ui
+
+
+@pytest.mark.parametrize("table", ["LABELS", "COMPAT_LABELS", "FINDER", "ADVICE_LABELS", "CHART"])
+def test_every_ui_table_says_the_same_things_in_both_languages(table):
+    t = getattr(ui, table)
+    assert set(t) == {"en", "zh"} and set(t["en"]) == set(t["zh"]), table
+    assert all(str(v).strip() for lang in t.values() for v in lang.values()), table
+
+
+def test_chapter_and_section_titles_have_both_languages():
+    for pairs in (ui.CHAPTERS, ui.SECTIONS, ui.ADVICE_GROUPS):
+        assert all(len(v) == 2 and all(v) for v in pairs.values())
+
+
+def test_nothing_is_read_at_import():
+    importlib.reload(render)
+    assert render.verified_versions.cache_info().currsize == 0
+    assert render.matrix_results.cache_info().currsize == 0
+
+
+@pytest.mark.parametrize(
+    ("symptom", "where"),
+    [
+        ("ValueError: generation_batch_size (4) must be divisible", "error"),
+        ("CUDA out of memory during generation", "memory"),
+        ("frac_reward_zero_std is 1.0", "metrics"),
+        ("the model repeats itself", "behaviour"),
+        ("显存不够", "memory"),
+    ],
+)
+def test_the_symptom_finder_groups_by_where_a_symptom_shows(symptom, where):
+    assert render.where_shown(symptom) == where
+
+
+def test_symptoms_keep_identifiers_as_code_and_escape_the_rest():
+    out = render.symptom_markdown("loss_type <b>bold stays")
+    assert "`loss_type`" in out and "&lt;b&gt;bold" in out and "<b>" not in out
+
+
+def test_badges_escape_front_matter_text():
+    meta = pages.FrontMatter.model_validate(pages.load(pages.DOCS / "online-rl" / "grpo-zero-std-group.md").meta)
+    meta = meta.model_copy(update={"verdict_reason": "<script>alert(1)</script>"})
+    out = render.render_meta(meta, "en")
+    assert "<script>" not in out and "&lt;script&gt;" in out and 'class="hb-badge' in out
+
+
+def test_a_chapter_index_lists_its_pages_in_the_readers_language():
+    en = render.PLACEHOLDERS["chapter-index"]("sft/index.md", "en")
+    zh = render.PLACEHOLDERS["chapter-index"]("sft/index.md", "zh")
+    assert en.startswith("| Page | Verdict | In one line |") and zh.startswith("| 页面 | 结论 | 一句话 |")
+    assert en.count("\n") == zh.count("\n") > 2
+
+
+def test_links_are_relative_to_the_page_rendered():
+    assert render._link("start/symptom-finder.md", "sft/x.md") == "../sft/x.md"
+    assert render._link("index.md", "sft/x.md") == "sft/x.md"
+
+
+def test_a_missing_record_is_a_render_error(monkeypatch):
+    monkeypatch.setattr(runs, "load", lambda meta: None)
+    with pytest.raises(render.RenderError, match="no run record"):
+        render.PLACEHOLDERS["doctor-example"]("start/log-doctor.md", "en")
