@@ -296,5 +296,10 @@ def advice_items() -> dict[str, dict[str, str]]:
     return yaml.safe_load(ADVICE_FILE.read_text(encoding="utf-8"))
 
 
+def pitfall_pages() -> list[Page]:
+    """The English pitfall pages without front-matter errors: what the per-page tests are parametrized over."""
+    return [p for p in all_pages() if p.lang == "en" and p.kind == "pitfall" and not p.errors]
+
+
 def all_pages() -> list[Page]:
     return [load(p) for p in sorted(DOCS.rglob("*.md"))]

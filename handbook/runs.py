@@ -138,8 +138,7 @@ def record(paths: list[str] | None, workers: int = 2) -> int:
     return 1 if failures else 0
 
 
-def pitfall_pages() -> list[pages.Page]:
-    return [p for p in pages.all_pages() if p.lang == "en" and p.kind == "pitfall" and not p.errors]
+pitfall_pages = pages.pitfall_pages
 
 
 # -- reading a record --------------------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from packaging.specifiers import SpecifierSet
 
 from handbook import matrix, pages
 
-PITFALLS = [p for p in pages.all_pages() if p.lang == "en" and p.kind == "pitfall"]
+PITFALLS = pages.pitfall_pages()
 
 
 @pytest.fixture(scope="module")

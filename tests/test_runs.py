@@ -20,7 +20,7 @@ ROOT = pages.ROOT
 CHARTS_FLOOR = 40
 """Pages per language that carry a run chart (the goal is every training page: at least 40)."""
 
-PITFALLS = [p for p in pages.all_pages() if p.kind == "pitfall" and p.lang == "en" and not p.errors]
+PITFALLS = pages.pitfall_pages()
 RECORDS = sorted(runs.RUNS_DIR.rglob("*.json"))
 
 
