@@ -18,6 +18,7 @@ import os
 import pathlib
 import shutil
 import sys
+import tempfile
 import time
 import traceback
 import warnings
@@ -110,12 +111,27 @@ datasets.disable_progress_bars()
 proto.write(json.dumps({"ready": True, "pid": os.getpid()}) + "\n")
 
 CWD = pathlib.Path.cwd()
+BASE_TMP = pathlib.Path(tempfile.gettempdir())  # the runner's folder ($TMPDIR), removed with the runner
+
+
+def _fresh_temp() -> pathlib.Path:
+    """A temp folder of this run only: tempfile, $TMPDIR and datasets' per-process cache of in-memory maps point
+    into it, so no page can lose (or read) files of another page, whatever the order they run in."""
+    run_tmp = pathlib.Path(tempfile.mkdtemp(prefix="run-", dir=BASE_TMP))
+    tempfile.tempdir = str(run_tmp)
+    os.environ["TMPDIR"] = str(run_tmp)
+    if hasattr(datasets.fingerprint, "_TEMP_DIR_FOR_TEMP_CACHE_FILES"):
+        datasets.fingerprint._TEMP_DIR_FOR_TEMP_CACHE_FILES = None  # made again, inside run_tmp, on first use
+    return run_tmp
+
+
 count = 0
 for line in sys.stdin:
     req = json.loads(line)
     count += 1
     saved_env, saved_filters = dict(os.environ), warnings.filters[:]  # restored after the run: pages don't leak
     os.environ.update(req.get("env", {}))
+    run_tmp = _fresh_temp()
     started = time.perf_counter()
     reply = {"ok": True, "kind": "passed", "message": "", "traceback": ""}
     name = f"handbook_page_{count}"
@@ -162,6 +178,8 @@ for line in sys.stdin:
         shutil.rmtree(entry, ignore_errors=True) if entry.is_dir() else entry.unlink(missing_ok=True)
     os.environ.clear()
     os.environ.update(saved_env)
+    tempfile.tempdir = str(BASE_TMP)
+    shutil.rmtree(run_tmp, ignore_errors=True)
     warnings.filters[:] = saved_filters
     reply["seconds"] = round(time.perf_counter() - started, 2)
     reply["runs"] = list(RUNS) if reply["ok"] else []  # every trainer built, in order (run 1 = the first)

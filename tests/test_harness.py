@@ -31,3 +31,41 @@ def test_lr_scale_is_the_toy_factor_only_on_the_tiny_model(tmp_path, monkeypatch
     seen_model, seen_scale = res.message.split(" | ")
     assert seen_scale == scale
     assert (seen_model == model) if model else ("tiny-qwen2" in seen_model)
+
+
+HOSTILE = """import shutil
+
+from datasets import Dataset
+from datasets.fingerprint import get_temporary_cache_files_directory
+
+
+def check(seed: int = 0) -> str:
+    Dataset.from_list([{"x": 1}]).map(lambda r: {"y": r["x"] + 1})
+    shutil.rmtree(get_temporary_cache_files_directory())  # a page that removes datasets' temp cache under others
+    return "removed"
+"""
+
+VICTIM = """from datasets import Dataset
+
+
+def check(seed: int = 0) -> str:
+    rows = Dataset.from_list([{"x": i} for i in range(8)]).map(lambda r: {"y": r["x"] * 2})
+    rows = rows.map(lambda r: {"z": r["y"] + 1})  # writes next to the first map's cache file
+    return str(sum(rows["z"]))
+"""
+
+
+@pytest.mark.parametrize("order", [("victim", "hostile", "victim"), ("hostile", "victim", "hostile", "victim")])
+def test_one_page_never_loses_another_pages_files(tmp_path, monkeypatch, order):
+    """Pages run back to back in one worker, in either order: each run has its own temp folder and datasets cache."""
+    monkeypatch.delenv(contract.MODEL_ENV, raising=False)
+    files = {name: tmp_path / f"{name}.py" for name in ("victim", "hostile")}
+    files["victim"].write_text(VICTIM, encoding="utf-8")
+    files["hostile"].write_text(HOSTILE, encoding="utf-8")
+    runner = harness.PageRunner("/unused/model")
+    try:
+        results = [runner.run_file(files[name], "check", 0, timeout=120) for name in order]
+    finally:
+        runner.close()
+    assert all(r.ok for r in results), [(r.kind, r.message) for r in results]
+    assert [r.message for r, name in zip(results, order) if name == "victim"] == ["64"] * order.count("victim")
