@@ -15,6 +15,7 @@ import pathlib
 import re
 
 from handbook import pages as hp
+from handbook import ui
 from handbook.ui import ADVICE_GROUPS, ADVICE_LABELS, COMPAT_LABELS, FINDER, LABELS
 
 
@@ -79,7 +80,8 @@ def _link(src_uri: str, target: str) -> str:
 
 def _cell(text: str) -> str:
     """Front-matter text as the content of a Markdown table cell: escaped, its pipes kept as text."""
-    return html.escape(str(text).replace("`", "")).replace("|", "\\|")
+    text = html.escape(str(text).replace("`", ""))
+    return re.sub(r"([|_*\[\]\\])", r"\\\1", text)  # `__init__` stays text, not bold; a pipe stays in its cell
 
 
 def symptom_markdown(text: str) -> str:
@@ -146,6 +148,17 @@ def _chapter_index(src_uri: str, lang: str) -> str:
     return f"| {t['page']} | {t['claim']} | {t['why']} |\n| --- | --- | --- |\n" + "\n".join(rows)
 
 
+def _chapters(src_uri: str, lang: str) -> str:
+    """Every chapter, in navigation order, from the one chapter list (``ui.CHAPTERS``)."""
+    i = 0 if lang == "en" else 1
+    head = ui.CHAPTER_TABLE[lang]
+    rows = [f"| {head[0]} | {head[1]} |", "| --- | --- |"]
+    for chapter, titles in ui.CHAPTERS.items():
+        link = _link(src_uri, f"{chapter}/index.md")
+        rows.append(f"| [{_cell(titles[i])}]({link}) | {_cell(ui.CHAPTER_BLURBS[chapter][i])} |")
+    return "\n".join(rows)
+
+
 def _trl_version(src_uri: str, lang: str) -> str:
     return f"TRL `{verified_versions().get('trl', '?')}`"
 
@@ -179,7 +192,7 @@ def _compatibility(src_uri: str, lang: str) -> str:
             elif cell.get("outcome") == "failed":
                 marks.append("❌" if cell.get("in_range") else f"❌ <small>{t['outside']}</small>")
                 if not cell.get("in_range"):
-                    title = html.escape(str(meta.get("title", rel)))
+                    title = _cell(meta.get("title", rel))
                     notes.append(f"- [{title}]({link}), TRL {v}: {_code(cell.get('reason', '')[:160])}")
             else:
                 marks.append("–")
@@ -231,7 +244,7 @@ def _symptom_finder(src_uri: str, lang: str) -> str:
                 continue
             src = pathlib.PurePosixPath(chapter, path.name)
             link = _link(src_uri, str(src))
-            title = html.escape(str(doc.meta["title"]).replace("`", ""))
+            title = _cell(doc.meta["title"])
             for symptom in doc.meta["symptoms"]:
                 groups[where_shown(str(symptom))].append(f"- {symptom_markdown(str(symptom))} → [{title}]({link})")
     out = []
@@ -307,6 +320,7 @@ PLACEHOLDERS = {
     "advice-checked": _advice_checked,
     "symptom-finder": _symptom_finder,
     "chapter-index": _chapter_index,
+    "chapters": _chapters,
     "trl-version": _trl_version,
     "versions": _versions,
     "compatibility": _compatibility,

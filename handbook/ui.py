@@ -19,6 +19,29 @@ CHAPTERS: dict[str, tuple[str, str]] = {
     "walkthroughs": ("Walkthroughs", "实战演练"),
 }
 
+# Chapter folder -> (English, Chinese) one line on when to read it: the home page's chapter table.
+CHAPTER_BLURBS: dict[str, tuple[str, str]] = {
+    "start": (
+        "how to read a page, the symptom finder, checked advice, compatibility",
+        "如何阅读、症状索引、常见说法核查、版本兼容",
+    ),
+    "sft": ("loss will not fall, masks, EOS, packing, renamed arguments", "loss 不降、mask、EOS、packing、参数改名"),
+    "debugging": ("sanity checks, logs, the log doctor, bug reports", "自检、日志、日志诊断、提交 bug 报告"),
+    "preference": (
+        "DPO / IPO / KTO / SimPO: rewards, β, length, noisy pairs",
+        "DPO / IPO / KTO / SimPO：reward、β、长度、噪声偏好对",
+    ),
+    "online-rl": ("KL, entropy, clipping, sampling, reward functions", "KL、熵、裁剪、采样、奖励函数"),
+    "rewards": (
+        "reward hacking, scale, reward-model training, PPO-era advice",
+        "奖励作弊、尺度、奖励模型训练、PPO 时代的经验",
+    ),
+    "dynamics": ("learning rates, forgetting, over-optimisation, data coverage", "学习率、遗忘、过度优化、数据覆盖"),
+    "scale": ("out of memory, several GPUs, 7B recipes, upgrading TRL", "显存不足、多卡、7B 配方、升级 TRL"),
+    "walkthroughs": ("notebooks that plot a real metric curve", "画出真实指标曲线的 notebook"),
+}
+CHAPTER_TABLE = {"en": ("chapter", "for when"), "zh": ("章节", "适用情形")}
+
 # Body sections of a pitfall page: anchor -> (English heading, Chinese heading), in this order.
 SECTIONS: dict[str, tuple[str, str]] = {
     "symptom": ("Symptom", "症状"),

@@ -69,3 +69,12 @@ def test_a_missing_record_is_a_render_error(monkeypatch):
     monkeypatch.setattr(runs, "load", lambda meta: None)
     with pytest.raises(render.RenderError, match="no run record"):
         render.PLACEHOLDERS["doctor-example"]("start/log-doctor.md", "en")
+
+
+def test_table_cells_keep_identifiers_literal():
+    assert render._cell("GRPOTrainer.__init__ | *x*") == "GRPOTrainer.\\_\\_init\\_\\_ \\| \\*x\\*"
+
+
+def test_the_home_page_lists_every_chapter():
+    table = render.PLACEHOLDERS["chapters"]("index.md", "zh")
+    assert all(f"]({chapter}/index.md)" in table for chapter in ui.CHAPTERS), table
