@@ -55,7 +55,7 @@ class FireSilent:
     own_false: list[str] = field(default_factory=list)  # page: own fix run, rule fired
     symptom_runs: int = 0
     fix_runs: int = 0
-    false_alarms: list[str] = field(default_factory=list)  # (rule page, fix run of page) pairs that fired
+    false_alarms: list[str] = field(default_factory=list)  # (problem rule, fix run of page) pairs that fired
     all_misses: list[str] = field(default_factory=list)  # symptom runs no rule matched at all
 
 
@@ -90,5 +90,6 @@ def fire_silent() -> FireSilent:
                 found = {f.page["id"] for f in R.diagnose(log, rules)}
                 if own:
                     (m.own_false if p.meta["id"] in found else m.silent).append(f"{p.meta['id']} seed {seed}")
-                m.false_alarms += [f"{rid} on the fix run of {p.meta['id']} seed {seed}" for rid in sorted(found)]
+                problems = {f.page["id"] for f in R.diagnose(log, rules) if f.kind == "problem"}
+                m.false_alarms += [f"{rid} on the fix run of {p.meta['id']} seed {seed}" for rid in sorted(problems)]
     return m

@@ -241,3 +241,38 @@ def test_callback_warns_once_per_page(caplog):
             cb.on_log(None, state, None, logs={"frac_reward_zero_std": 1.0, "loss": 0.0})
     warnings = [r for r in caplog.records if r.name == "rlhf_doctor"]
     assert len(warnings) == 1 and "https://x/p/" in warnings[0].getMessage()
+
+
+def test_expected_patterns_rank_after_problems_and_do_not_fail_the_cli(tmp_path):
+    from rlhf_doctor import cli
+
+    problem = {**PAGE, "id": "p", "rule": {"when": [{"metric": "loss", "is": "nan"}]}}
+    expected = {**PAGE, "id": "e", "rule": {"kind": "expected", "when": [{"metric": "loss", "is": "present"}]}}
+    log = [{"step": 1, "loss": 0.0}, {"step": 2, "loss": float("nan")}]
+    found = R.diagnose(log, [expected, problem])
+    assert [(f.page["id"], f.kind) for f in found] == [("p", "problem"), ("e", "expected")]
+    text = cli.report(found, log)
+    assert text.index("Problems:") < text.index("Expected: how TRL behaves, not a bug:")
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps({"version": 1, "pages": [expected]}), encoding="utf-8")
+    healthy = tmp_path / "log.jsonl"
+    healthy.write_text('{"loss": 0.0, "step": 1}\n', encoding="utf-8")
+    assert cli.main([str(healthy), "--rules", str(rules)]) == 0  # expected only: exit 0
+    assert R.validate_rule({"kind": "maybe", "when": [{"metric": "loss", "is": "present"}]})
+
+
+def test_other_frameworks_metric_names_map_onto_trls(tmp_path):
+    from rlhf_doctor import cli
+
+    swift = tmp_path / "swift.jsonl"
+    swift.write_text(
+        '{"loss": 0.0, "train/grad_norm": 0.5, "completions/clipped_ratio": 0.75, "global_step/max_steps": "2/4389",'
+        ' "train_speed(iter/s)": "0.03", "memory(GiB)": "71.2"}\n',
+        encoding="utf-8",
+    )
+    (row,) = cli.read_log(swift)
+    assert row["step"] == 2 and row["grad_norm"] == 0.5 and row["completions/clipped_ratio"] == 0.75
+    verl = tmp_path / "verl.jsonl"
+    verl.write_text('{"actor/entropy": 1.2, "critic/score/mean": 0.3, "actor/pg_loss": 0.01, "step": 7}\n')
+    (row,) = cli.read_log(verl)
+    assert (row["entropy"], row["reward"], row["loss"], row["step"]) == (1.2, 0.3, 0.01, 7)

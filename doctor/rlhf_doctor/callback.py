@@ -1,4 +1,5 @@
-"""``DoctorCallback``: the same rules, checked while a Trainer runs; one warning per matched page, with its link.
+"""``DoctorCallback``: the same rules, checked while a Trainer runs; once per matched page, with its link: a
+warning for a problem, an info line for an expected pattern.
 
     from rlhf_doctor.callback import DoctorCallback
     trainer = GRPOTrainer(..., callbacks=[DoctorCallback()])   # or trainer.add_callback(DoctorCallback())
@@ -39,6 +40,7 @@ class DoctorCallback(TrainerCallback):
                 continue
             self.warned.add(pid)
             evidence = "; ".join(e.text for e in finding.evidence)
-            logger.warning(
+            say = logger.warning if finding.kind == "problem" else logger.info  # expected patterns: once, quietly
+            say(
                 "rlhf-doctor: %s (%s) -> %s", finding.page["title"][self.lang], evidence, finding.page["url"][self.lang]
             )

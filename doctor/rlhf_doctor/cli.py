@@ -8,7 +8,12 @@ LOG is one of:
 - a CSV export (e.g. from Weights & Biases or TensorBoard): a header of metric names, a row per step; a
   ``train/`` prefix is dropped and ``step``, ``global_step``, ``train/global_step`` or ``_step`` gives the step.
 
-Exit status: 0 when no page matches, 1 when at least one does, 2 when the log cannot be read.
+Metric names of verl, OpenRLHF and ms-swift, and logger prefixes (``train/``), are mapped onto TRL's (``ALIASES``);
+fields that are not numbers are ignored. A finding is a *problem* or an *expected* pattern (how TRL behaves,
+with the page that says why); problems come first.
+
+Exit status: 0 when no problem matches (expected patterns only, or nothing), 1 when a problem does, 2 when the
+log cannot be read.
 """
 
 from __future__ import annotations
@@ -24,12 +29,37 @@ import sys
 
 from rlhf_doctor import rules as R
 
-STEP_KEYS = ("step", "global_step", "train/global_step", "_step", "Step")
+STEP_KEYS = ("step", "global_step", "train/global_step", "_step", "Step", "global_step/max_steps")
+PREFIXES = ("train/",)
+"""Prefixes that loggers (W&B, TensorBoard, ms-swift) put before TRL's own metric names; dropped."""
+ALIASES = {
+    # verl
+    "actor/entropy": "entropy",
+    "actor/kl_loss": "kl",
+    "actor/pg_loss": "loss",
+    "actor/pg_clipfrac": "clip_ratio/region_mean",
+    "actor/grad_norm": "grad_norm",
+    "actor/lr": "learning_rate",
+    "critic/score/mean": "reward",
+    "critic/rewards/mean": "reward",
+    "response_length/mean": "completions/mean_length",
+    "response_length/clip_ratio": "completions/clipped_ratio",
+    # OpenRLHF
+    "policy_loss": "loss",
+    "response_length": "completions/mean_length",
+    # ms-swift / older TRL spellings
+    "completion_length": "completions/mean_length",
+    "lr": "learning_rate",
+}
+"""Metric names of other frameworks (and older TRL) that mean what TRL logs under another name; a row keeps the
+TRL name when it logs both."""
 DICT_LINE = re.compile(r"\{\s*'[^']+'\s*:.*\}")
 TEXT = {
     "en": {
         "none": "No handbook page matches this log ({rows} logged rows, {keys} metrics).",
         "some": "{n} handbook page(s) match this log ({rows} logged rows, {keys} metrics), most specific first:",
+        "problem": "Problems",
+        "expected": "Expected: how TRL behaves, not a bug",
         "steps": "steps",
         "step": "step",
         "at": "at",
@@ -37,6 +67,8 @@ TEXT = {
     "zh": {
         "none": "没有手册页面与这份日志匹配（{rows} 条记录，{keys} 个指标）。",
         "some": "{n} 个手册页面与这份日志匹配（{rows} 条记录，{keys} 个指标），最具体的排在前面：",
+        "problem": "问题",
+        "expected": "正常现象：TRL 本来就是这样，不是 bug",
         "steps": "步",
         "step": "步",
         "at": "出现在",
@@ -53,15 +85,30 @@ def _rows_from_dicts(items, source: str) -> list[dict]:
     for i, item in enumerate(items):
         if not isinstance(item, dict):
             raise LogError(f"{source}: entry {i + 1} is not a dict of logged values")
-        row = {k: v for k, v in item.items() if isinstance(k, str)}
+        row = _normalised({k: v for k, v in item.items() if isinstance(k, str)})
         for key in STEP_KEYS:
-            if key in row and R._value(row[key]) is not None:
-                row["step"] = int(R._value(row[key]))
+            value = row.get(key)
+            if isinstance(value, str) and re.fullmatch(r"\d+/\d+", value.strip()):  # ms-swift: "2/4389"
+                value = value.split("/")[0]
+            if key in row and R._value(value) is not None:
+                row["step"] = int(R._value(value))
                 break
         else:
             row["step"] = i + 1
         rows.append(row)
     return rows
+
+
+def _normalised(row: dict) -> dict:
+    """TRL's names for the row's metrics: logger prefixes dropped, other frameworks' names mapped (``ALIASES``)."""
+    out = {}
+    for key, value in row.items():
+        name = next((key[len(p) :] for p in PREFIXES if key.startswith(p) and len(key) > len(p)), key)
+        out.setdefault(name, value)
+    for other, trl_name in ALIASES.items():
+        if other in out and trl_name not in out:
+            out[trl_name] = out[other]
+    return out
 
 
 def _dict_line(text: str):
@@ -114,8 +161,8 @@ def _json_rows(text: str, source: str) -> list[dict] | None:
     if not isinstance(data, dict):
         return None
     if "log_history" not in data:
-        if data and all(R._value(v) is not None for v in data.values()):
-            return _rows_from_dicts([data], source)  # a JSONL file of one logged dict
+        if any(R._value(v) is not None for v in data.values()):
+            return _rows_from_dicts([data], source)  # a JSONL file of one logged dict (text fields are ignored)
         raise LogError(f"{source}: a JSON object without 'log_history' (expected a trainer_state.json)")
     if not isinstance(data["log_history"], list):
         raise LogError(f"{source}: 'log_history' is not a list")
@@ -159,7 +206,7 @@ def _csv_rows(text: str, source: str) -> list[dict] | None:
         for k, v in rec.items():
             value = None if k is None or v in (None, "") else R._value(v)
             if value is not None:
-                row[k.removeprefix("train/")] = value
+                row[k] = value
         if row:
             rows.append(row)
     return _rows_from_dicts(rows, source) if rows else None
@@ -175,7 +222,11 @@ def report(findings, log: list[dict], lang: str = "en") -> str:
     if not findings:
         return t["none"].format(rows=len(log), keys=n_keys)
     out = [t["some"].format(n=len(findings), rows=len(log), keys=n_keys), ""]
+    kind = None
     for i, f in enumerate(findings, 1):
+        if f.kind != kind:
+            kind = f.kind
+            out += [f"{t[kind]}:", ""]
         out.append(f"{i}. {f.page['title'][lang]}")
         out.append(f"   {f.page['url'][lang]}")
         for ev in f.evidence:
@@ -215,6 +266,7 @@ def main(argv: list[str] | None = None) -> int:
                 [
                     {
                         "page": f.page["id"],
+                        "kind": f.kind,
                         "url": f.page["url"][args.lang],
                         "evidence": [{"metric": e.metric, "condition": e.text, "points": e.points} for e in f.evidence],
                     }
@@ -226,7 +278,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     else:
         print(report(findings, log, args.lang))
-    return 1 if findings else 0
+    return 1 if any(f.kind == "problem" for f in findings) else 0
 
 
 if __name__ == "__main__":

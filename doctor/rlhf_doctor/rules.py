@@ -31,6 +31,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 RULES_FILE = pathlib.Path(__file__).with_name("rules.json")
+KINDS = ("problem", "expected")
+"""A rule's ``kind``: a *problem* to fix, or an *expected* pattern (TRL working as designed; the page says why)."""
 
 
 @dataclass
@@ -44,6 +46,11 @@ class Evidence:
 class Finding:
     page: dict  # the rule's page entry of rules.json
     evidence: list[Evidence]
+
+    @property
+    def kind(self) -> str:
+        """``problem`` (something to fix) or ``expected`` (how TRL behaves: the page explains why it is fine)."""
+        return self.page["rule"].get("kind", "problem")
 
     @property
     def first_step(self) -> int:
@@ -227,7 +234,8 @@ def describe(cond: dict, lang: str, metric: str | None = None) -> str:
 
 
 def diagnose(log: list[dict], rules: list[dict] | None = None, lang: str = "en") -> list[Finding]:
-    """The pages whose rule matches ``log``, most specific first (more conditions, then earliest evidence)."""
+    """The pages whose rule matches ``log``: problems before expected patterns, then most specific first (more
+    conditions, then earliest evidence)."""
     rules = load_rules() if rules is None else rules
     all_keys = keys(log)
     findings = []
@@ -239,7 +247,7 @@ def diagnose(log: list[dict], rules: list[dict] | None = None, lang: str = "en")
             continue
         evidence = [Evidence(metric, describe(c, lang, metric), points) for c, r in held for metric, points in r]
         findings.append(Finding(page, evidence))
-    findings.sort(key=lambda f: (-len(f.evidence), f.first_step, f.page["id"]))
+    findings.sort(key=lambda f: (f.kind == "expected", -len(f.evidence), f.first_step, f.page["id"]))
     return findings
 
 
@@ -248,9 +256,11 @@ def validate_rule(rule: dict) -> list[str]:
     errors = []
     if not isinstance(rule, dict):
         return ["doctor: must be a mapping with 'when' (and optional 'match')"]
-    unknown = set(rule) - {"when", "match"}
+    unknown = set(rule) - {"when", "match", "kind"}
     if unknown:
-        errors.append(f"doctor: unknown key(s) {sorted(unknown)}; allowed: when, match")
+        errors.append(f"doctor: unknown key(s) {sorted(unknown)}; allowed: when, match, kind")
+    if rule.get("kind", "problem") not in KINDS:
+        errors.append(f"doctor.kind: {rule.get('kind')!r} must be one of {list(KINDS)}")
     if rule.get("match", "all") not in ("all", "any"):
         errors.append(f"doctor.match: {rule.get('match')!r} must be 'all' or 'any'")
     when = rule.get("when")
