@@ -21,7 +21,6 @@ import json
 import pathlib
 import re
 
-from _common import ROOT  # noqa: F401  (puts the repository on sys.path)
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
