@@ -26,19 +26,21 @@ def test_rules_json_is_in_sync():
     assert committed == doctor.export(), "doctor/rlhf_doctor/rules.json is stale: python -m handbook doctor-rules"
 
 
-def test_fire_silent_matrix(capsys):
+def test_fire_silent_matrix(record_property):
     """Each page's rule fires on its own recorded symptom runs and stays silent on its own fix runs; over all fix
     runs of all pages, firings are false alarms; over all symptom runs, runs no rule names are misses."""
     m = doctor.fire_silent()
     rules = len(doctor.export()["pages"])
     checks = max(m.fix_runs * max(rules, 1), 1)
-    with capsys.disabled():
-        print(
-            f"\nlog doctor: {rules} rules; own symptom runs fired {len(m.fired)}/{len(m.fired) + len(m.missed)}, "
+    record_property(
+        "figures",
+        (
+            f"log doctor: {rules} rules; own symptom runs fired {len(m.fired)}/{len(m.fired) + len(m.missed)}, "
             f"own fix runs silent {len(m.silent)}/{len(m.silent) + len(m.own_false)}; "
             f"false alarms {len(m.false_alarms)}/{checks} (fix runs x rules) over {m.fix_runs} fix runs; "
             f"symptom runs no rule names {len(m.all_misses)}/{m.symptom_runs}"
-        )
+        ),
+    )
     assert not m.missed, "rules silent on their own page's symptom run:\n" + "\n".join(m.missed)
     assert not m.own_false, "rules firing on their own page's fix run:\n" + "\n".join(m.own_false)
     assert len(m.false_alarms) / checks <= MAX_FALSE_ALARMS, "\n".join(m.false_alarms)
@@ -203,7 +205,7 @@ def test_cli_needs_no_torch(tmp_path, rules_file):
     assert res.returncode == 1, res.stderr
 
 
-def test_benchmark_10k_steps(capsys):
+def test_benchmark_10k_steps(record_property):
     """10,000 logged steps with every rule of the handbook diagnose in well under 30 s (a quadratic rule would not)."""
     rules = doctor.export()["pages"] or [{**PAGE, "rule": RULE}]
     log = [
@@ -224,8 +226,7 @@ def test_benchmark_10k_steps(capsys):
     seconds = time.perf_counter() - started
     assert all(isinstance(f, R.Finding) for f in findings)
     assert seconds < 30, f"the doctor must stay linear: 10,000 steps took {seconds:.1f} s"  # ~0.7 s measured
-    with capsys.disabled():
-        print(f"\nlog doctor: 10,000 logged steps x {len(rules)} rules diagnosed in {seconds:.3f} s")
+    record_property("figures", f"log doctor: 10,000 logged steps x {len(rules)} rules diagnosed in {seconds:.3f} s")
 
 
 def test_callback_warns_once_per_page(caplog):

@@ -49,11 +49,18 @@ ALIASES = {
     "response_length": "completions/mean_length",
     # ms-swift / older TRL spellings
     "completion_length": "completions/mean_length",
+    "clipped_ratio": "completions/clipped_ratio",
+    "mean_length": "completions/mean_length",
+    "reward_mean": "reward",
     "lr": "learning_rate",
 }
 """Metric names of other frameworks (and older TRL) that mean what TRL logs under another name; a row keeps the
 TRL name when it logs both."""
-DICT_LINE = re.compile(r"\{\s*'[^']+'\s*:.*\}")
+DICT_SPAN = re.compile(r"\{\s*'[^']+'\s*:[^{}]*\}")
+QUOTED_PAIR = re.compile(r"'([^']+)'\s*:\s*('[^']*'|[^,'{}]+)")
+KV_PAIR = re.compile(r"(?:^|\s-\s)([\w/().@-]+):\s*([^\s]+)")
+COLUMNS = {"step": "step", "training loss": "loss", "validation loss": "eval_loss", "epoch": "epoch"}
+"""Column titles of the Trainer's notebook table -> the names it logs."""
 TEXT = {
     "en": {
         "none": "No handbook page matches this log ({rows} logged rows, {keys} metrics).",
@@ -119,7 +126,14 @@ def _dict_line(text: str):
 def read_log(path: pathlib.Path) -> list[dict]:
     """The logged rows of a trainer_state.json, JSONL/console log or CSV file (raises LogError)."""
     text = _read_text(path)
-    for reader in (_json_rows, _line_rows, _csv_rows):  # one reader per format, most specific first
+    for reader in (
+        _json_rows,
+        _line_rows,
+        _pair_rows,
+        _table_rows,
+        _aligned_rows,
+        _csv_rows,
+    ):  # one per format, most specific first
         rows = reader(text, str(path))
         if rows is not None:
             return rows
@@ -170,7 +184,8 @@ def _json_rows(text: str, source: str) -> list[dict] | None:
 
 
 def _line_rows(text: str, source: str) -> list[dict] | None:
-    """JSON lines, or console output with the Trainer's ``{'loss': ...}`` dicts; None if no line holds one."""
+    """JSON lines, or console output with the Trainer's ``{'loss': ...}`` dicts (also wrapped over several
+    lines); None if the text holds none."""
     items = []
     for line in text.splitlines():
         s = line.strip()
@@ -180,13 +195,69 @@ def _line_rows(text: str, source: str) -> list[dict] | None:
                 continue
             except json.JSONDecodeError:
                 pass
-        m = DICT_LINE.search(s) if s else None
-        if m:
-            try:
-                items.append(_dict_line(m.group(0)))
-            except (ValueError, SyntaxError):
-                continue
+    if items:
+        return _rows_from_dicts(items, source)
+    for m in re.finditer(r"\{[^{}]*\}", text):  # pretty-printed JSON objects, e.g. a piece of log_history
+        try:
+            obj = json.loads(m.group(0))
+        except json.JSONDecodeError:
+            continue
+        if isinstance(obj, dict) and any(R._value(v) is not None for v in obj.values()):
+            items.append(obj)
+    if items:
+        return _rows_from_dicts(items, source)
+    for m in DICT_SPAN.finditer(text):  # a printed dict, possibly wrapped by the terminal or the paste
+        try:
+            items.append(_dict_line(" ".join(m.group(0).split())))
+        except (ValueError, SyntaxError):
+            continue
     return _rows_from_dicts(items, source) if items else None
+
+
+def _pair_rows(text: str, source: str) -> list[dict] | None:
+    """Logs pasted without braces: ``'loss': 0.0, 'grad_norm': nan`` (a dict cut out of a line), or verl's
+    ``step:1 - actor/entropy:0.44 - critic/score/mean:0.59``; one row per line that holds two or more values."""
+    items = []
+    for line in text.splitlines():
+        pairs = QUOTED_PAIR.findall(line) or (KV_PAIR.findall(line) if " - " in line else [])
+        row = {k: v.strip().strip("'\"") for k, v in pairs}
+        if sum(R._value(v) is not None for v in row.values()) >= 2:
+            items.append(row)
+    return _rows_from_dicts(items, source) if items else None
+
+
+def _table_rows(text: str, source: str) -> list[dict] | None:
+    """A Markdown or notebook table (``Step | Training Loss | reward``), as the Trainer's notebook display and
+    W&B copy it; column titles map to logged names (``Training Loss`` -> ``loss``, ``rewards / x`` -> ``rewards/x``)."""
+    lines = [ln.strip().strip("|") for ln in text.splitlines() if ln.count("|") >= 2]
+    if len(lines) < 2:
+        return None
+    header = [_column(c) for c in lines[0].split("|")]
+    items = []
+    for line in lines[1:]:
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) == len(header) and not all(set(c) <= set("-: ") for c in cells):
+            items.append(dict(zip(header, cells)))
+    return _rows_from_dicts(items, source) if items else None
+
+
+def _aligned_rows(text: str, source: str) -> list[dict] | None:
+    """A table aligned with spaces: a header of names, then rows of as many numbers (``...`` rows skipped)."""
+    lines = [ln.split() for ln in text.splitlines() if ln.strip()]
+    if len(lines) < 2 or any(R._value(c) is not None for c in lines[0]):
+        return None
+    header = [_column(c) for c in lines[0]]
+    items = [
+        dict(zip(header, cells))
+        for cells in lines[1:]
+        if len(cells) == len(header) and all(R._value(c) is not None for c in cells)
+    ]
+    return _rows_from_dicts(items, source) if len(items) >= 1 else None
+
+
+def _column(title: str) -> str:
+    title = re.sub(r"\s*/\s*", "/", title.strip())
+    return COLUMNS.get(title.lower(), title)
 
 
 def _csv_rows(text: str, source: str) -> list[dict] | None:

@@ -1,0 +1,68 @@
+"""The log doctor on real logs users pasted into public threads (``doctor/tests/corpus/``, each with its source).
+
+``make test`` prints, per source project: right (a page the thread's answer points to is among the findings),
+wrong (findings, none of them that page), silent (no finding), and false alarms (a problem named on a log the
+thread calls healthy). Logs whose thread gives no answer a page covers are counted as unlabelled.
+"""
+
+from __future__ import annotations
+
+import collections
+import pathlib
+
+import pytest
+import yaml
+from rlhf_doctor import cli
+from rlhf_doctor import rules as R
+
+from handbook import doctor_rules, pages
+
+CORPUS = pages.ROOT / "doctor" / "tests" / "corpus"
+ENTRIES = yaml.safe_load((CORPUS / "index.yaml").read_text(encoding="utf-8"))
+FIELDS = {"file", "source", "project", "trainer", "format", "pages", "problem", "answer"}
+
+
+@pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e["file"])
+def test_corpus_entry_is_well_formed(entry):
+    assert FIELDS <= set(entry), f"{entry.get('file')}: missing {sorted(FIELDS - set(entry))}"
+    assert entry["source"].startswith("https://"), entry["source"]
+    assert (CORPUS / entry["file"]).is_file(), entry["file"]
+    known = {f"{p.meta['chapter']}/{p.meta['id']}" for p in pages.pitfall_pages()}
+    assert set(entry["pages"]) <= known, f"{entry['file']}: unknown pages {set(entry['pages']) - known}"
+    cli.read_log(CORPUS / entry["file"])  # every pasted format is readable (raises LogError otherwise)
+
+
+def _score(entry, findings) -> str:
+    named = [f"{f.page['chapter']}/{f.page['id']}" for f in findings]
+    problems = [f for f in findings if f.kind == "problem"]
+    if not entry["problem"] and not entry["pages"]:
+        return "false alarm" if problems else "right"
+    if not entry["pages"]:
+        return "unlabelled"
+    if not named:
+        return "silent"
+    if not entry["problem"] and problems:
+        return "false alarm"
+    return "right" if set(named) & set(entry["pages"]) else "wrong"
+
+
+def test_corpus_figures(record_property):
+    rules = doctor_rules.export()["pages"]
+    table: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    for entry in ENTRIES:
+        findings = R.diagnose(cli.read_log(CORPUS / entry["file"]), rules)
+        outcome = _score(entry, findings)
+        table[entry["project"]][outcome] += 1
+        table["all"][outcome] += 1
+    kinds = ("right", "wrong", "silent", "false alarm", "unlabelled")
+    lines = [f"{project:14} " + "  ".join(f"{k} {c[k]}" for k in kinds) for project, c in sorted(table.items())]
+    record_property("figures", f"log doctor on {len(ENTRIES)} real logs from public threads:\n" + "\n".join(lines))
+    healthy = table["all"]
+    assert healthy["false alarm"] == 0, "the doctor named a problem on a log its thread calls healthy"
+    assert healthy["right"] >= 5, f"the doctor names the thread's page for too few real logs: {dict(healthy)}"
+
+
+def test_corpus_is_real_and_sourced():
+    assert len(ENTRIES) >= 25 and len({e["project"] for e in ENTRIES}) >= 4
+    assert sum(not e["problem"] for e in ENTRIES) >= 6, "healthy logs are needed to count false alarms"
+    assert all(pathlib.Path(e["file"]).name == e["file"] for e in ENTRIES)
