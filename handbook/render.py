@@ -188,14 +188,18 @@ def _compatibility(src_uri: str, lang: str) -> str:
         for v in versions:
             cell = cells.get(v, {})
             if cell.get("outcome") == "passed":
-                marks.append("✅")
+                marks.append(f'<span class="hb-pill hb-cell--pass">{t["passed"]}</span>')
             elif cell.get("outcome") == "failed":
-                marks.append("❌" if cell.get("in_range") else f"❌ <small>{t['outside']}</small>")
+                marks.append(
+                    f'<span class="hb-pill hb-cell--fail">{t["failed"]}</span>'
+                    if cell.get("in_range")
+                    else f'<span class="hb-pill hb-cell--outside">{t["failed"]}</span> <small>{t["outside"]}</small>'
+                )
                 if not cell.get("in_range"):
                     title = _cell(meta.get("title", rel))
                     notes.append(f"- [{title}]({link}), TRL {v}: {_code(cell.get('reason', '')[:160])}")
             else:
-                marks.append("–")
+                marks.append(t["not_run"])
         rows.append(
             f"| [{_cell(meta.get('title', rel))}]({link}) | {_code(str(meta.get('trl', '')))} | "
             + " | ".join(marks)
@@ -211,7 +215,8 @@ def _compatibility(src_uri: str, lang: str) -> str:
             f"| {v} | {st.get('transformers', '?')} | {st.get('torch', '?')} | {st.get('accelerate', '?')} "
             f"| {st.get('datasets', '?')} | {info.get('passed', 0)} / {info.get('failed', 0)} |"
         )
-    out = "\n".join(rows) + f"\n\n### {t['stack']} {{#stack}}\n\n" + "\n".join(stack)
+    table = '<div class="hb-compat" markdown="1">\n\n' + "\n".join(rows) + "\n\n</div>"
+    out = table + f"\n\n### {t['stack']} {{#stack}}\n\n" + "\n".join(stack)
     if notes:
         out += f"\n\n### {t['why']} {{#outside}}\n\n" + "\n".join(notes)
     return out
