@@ -37,12 +37,13 @@ from trl import GRPOTrainer
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
 TOPICS = ["the weather", "a cat", "your day", "music", "the sea", "a book", "coffee", "trains"]
-PROMPTS = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Tell me about {t}."}]} for t in TOPICS * 2])
+# plain-text prompts: no chat template around them, so every sequence stays short and a CPU step stays cheap
+PROMPTS = Dataset.from_list([{"prompt": f"Tell me about {t}."} for t in TOPICS * 2])
 
 
 def lowercase_reward(completions, **kwargs):
     """A simple style reward: the share of lowercase letters."""
-    return [sum(ch.islower() for ch in c[0]["content"]) / max(len(c[0]["content"]), 1) for c in completions]
+    return [sum(ch.islower() for ch in text) / max(len(text), 1) for text in completions]
 
 
 def train(seed, **overrides):

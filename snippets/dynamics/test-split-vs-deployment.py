@@ -25,6 +25,8 @@ from transformers import set_seed
 from trl import SFTConfig, SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+# 1 on a real model; the handbook's 2-layer test model needs ~300x the rate to move in a few steps
+LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
 TEMPLATES = [  # (question, answer): every row of a template is a near-duplicate of its siblings
     ("Where is {x} located?", "{x} is located on the map, near the coast."),
@@ -34,14 +36,10 @@ TEMPLATES = [  # (question, answer): every row of a template is a near-duplicate
     ("How do I get to {x}?", "Take the train to {x} and walk from the station."),
     ("Describe {x} in one line.", "One line on {x}: quiet streets and good food."),
 ]
-PLACES = ["Lyon", "Porto", "Kyoto", "Oslo", "Quito", "Cairo", "Perth", "Lima"]
-ROWS = Dataset.from_list(
+PLACES = ["Lyon", "Porto", "Kyoto", "Oslo", "Quito", "Cairo"]
+ROWS = Dataset.from_list(  # plain-text prompt and completion: short sequences keep a CPU check fast
     [
-        {
-            "prompt": [{"role": "user", "content": q.format(x=place)}],
-            "completion": [{"role": "assistant", "content": a.format(x=place)}],
-            "template": i,
-        }
+        {"prompt": q.format(x=place) + "\n", "completion": a.format(x=place), "template": i}
         for i, (q, a) in enumerate(TEMPLATES)
         for place in PLACES
     ]
@@ -53,13 +51,13 @@ def check(seed: int = 0) -> str:
     seen, unseen = split_by_group(ROWS, "template", test_groups={4, 5})  # two templates never trained on
     shuffled = seen.train_test_split(test_size=0.25, seed=seed)  # the usual random split of the rest
     args = SFTConfig(
-        learning_rate=2e-3,  # high: 30 steps must teach the templates to the tiny test model too
-        per_device_train_batch_size=8,
-        per_device_eval_batch_size=16,
-        max_steps=30,
+        learning_rate=2e-5 * LR_SCALE,  # a usual SFT rate for a small model; 12 steps are about 4 epochs here
+        per_device_train_batch_size=6,
+        per_device_eval_batch_size=12,
+        max_steps=12,
         lr_scheduler_type="constant",
-        eval_strategy="steps",  # both test sets, every 5 steps
-        eval_steps=5,
+        eval_strategy="steps",  # both test sets, every 4 steps
+        eval_steps=4,
         logging_steps=1,
         save_strategy="no",
         seed=seed,

@@ -34,37 +34,60 @@ from trl.experimental.cpo import CPOConfig
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
-SHORT = [
+# 1 on a real model; the handbook's 2-layer test model needs ~300x the rate to move in a few steps
+LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
+
+LONG = [  # each answer goes on for 25-31 tokens in its own words, no repeated text
     {
         "prompt": "What is the capital of France?",
-        "chosen": " The capital of France is Paris.",
-        "rejected": " I do not know.",
+        "chosen": " The capital of France is Paris. It lies on the Seine in the north of the country, and the French"
+        " government has sat there for centuries.",
+        "rejected": " I do not know. Geography was never my strong subject, and I would rather not guess at an answer"
+        " that I cannot check right now.",
     },
-    {"prompt": "Two plus two equals", "chosen": " four.", "rejected": " nine maybe."},
-    {"prompt": "Answer yes or no.", "chosen": " Yes.", "rejected": " Maybe. I do not know."},
+    {
+        "prompt": "Two plus two equals",
+        "chosen": " four. Start at two and count two more steps: three, then four. So the sum of two and two is"
+        " exactly four, every time.",
+        "rejected": " nine maybe. It could also be seven or eleven, I am honestly not sure how adding small numbers"
+        " works, so please check elsewhere.",
+    },
+    {
+        "prompt": "Answer yes or no.",
+        "chosen": " Yes. You asked for a single word and that word is yes; I will gladly explain the reasons behind"
+        " it if you want more detail.",
+        "rejected": " Maybe. I do not know. It depends on many things that you did not mention, so I cannot give you"
+        " any firm answer either way.",
+    },
     {
         "prompt": "Write a short poem about the sea.",
-        "chosen": " The sea is wide, the waves are blue.",
-        "rejected": " No.",
+        "chosen": " The sea is wide, the waves are blue. The gulls call out above the foam, and every tide that turns"
+        " at night brings driftwood home.",
+        "rejected": " No. I would rather not write poems today, so please ask me about something else instead,"
+        " perhaps a question about numbers.",
     },
 ]
-LONG = [{**row, "chosen": row["chosen"] * 4, "rejected": row["rejected"] * 4} for row in SHORT]  # same text, 4x
+# the same pairs cut after their first sentence (2-10 tokens)
+SHORT = [
+    {**row, "chosen": row["chosen"].split(". ")[0] + ".", "rejected": row["rejected"].split(". ")[0] + "."}
+    for row in LONG
+]
 
 
 def train(seed):
-    """A few DPO steps on the short pairs, so the policy has moved away from its reference."""
+    """A few DPO steps on the long pairs, so the policy has moved away from its reference."""
     set_seed(seed)
     args = dataclasses.replace(
         dpo_config,
         loss_type=["sigmoid"],  # the default loss trains the policy; both losses then score the same policy
-        learning_rate=1e-5,  # 10x DPOConfig's default 1e-6, so that a 4-step check moves the model
+        learning_rate=1e-5 * LR_SCALE,  # 10x DPOConfig's default 1e-6, so that a 4-step check moves the model
         per_device_train_batch_size=4,
         max_steps=4,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
     )
-    trainer = DPOTrainer(model=MODEL, args=args, train_dataset=Dataset.from_list(SHORT))
+    trainer = DPOTrainer(model=MODEL, args=args, train_dataset=Dataset.from_list(LONG))
     trainer.train()
     return trainer
 
@@ -93,7 +116,7 @@ def check(seed: int = 0) -> str:
         "claim: rewards/margins is logged from summed log-ratios whatever the loss type"
     )
     assert abs(sum_long_margin) > 2 * abs(sum_short_margin), (
-        f"claim: the summed margin grows with length, {sum_short_margin:.3f} -> {sum_long_margin:.3f}"
+        f"claim: the summed margin grows with answer length, {sum_short_margin:.3f} -> {sum_long_margin:.3f}"
     )
     moved_sum, moved_norm = abs(sum_long - sum_short), abs(norm_long - norm_short)
     assert moved_sum > 5 * moved_norm, (
@@ -114,7 +137,8 @@ def check(seed: int = 0) -> str:
         error = ""
     assert error.startswith("Unknown loss type: simpo"), f"claim: DPOTrainer rejects 'simpo' at the loss, got {error!r}"
     return (
-        f"x4 length: sigmoid loss {sum_short:.4f}->{sum_long:.4f}, sigmoid_norm {norm_short:.4f}->{norm_long:.4f}, "
+        f"first sentence -> whole answer: sigmoid loss {sum_short:.4f}->{sum_long:.4f}, "
+        f"sigmoid_norm {norm_short:.4f}->{norm_long:.4f}, "
         f"margins {sum_short_margin:.3f}->{sum_long_margin:.3f} for both; loss_type='simpo': ValueError"
     )
 
