@@ -40,22 +40,25 @@ from transformers import set_seed
 from trl import GRPOConfig, GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+# 1 on a real model; the handbook's 2-layer test model needs ~300x to move in a few steps
+LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
 # The yardstick: headline prompts on topics no training row used.
 HELD_OUT = scenario("headline", "WRITE A HEADLINE IN CAPITALS ABOUT", TOPICS[12:])
 
 
-def train(prompts, seed):
-    """Ten GRPO steps on `prompts`; return the held-out headline reward before and after."""
+def train(prompts, seed, evaluate_start=False):
+    """Six GRPO steps on `prompts`; return the held-out headline reward after (and before, if asked)."""
     set_seed(seed)
     args = GRPOConfig(
-        num_generations=4,
+        learning_rate=1e-4 * LR_SCALE,  # high for RL on purpose: six CPU steps must move the policy
+        lr_scheduler_type="constant",
+        num_generations=4,  # sized down for a CPU check: two groups of 4 short completions per step
+        num_generations_eval=4,
         per_device_train_batch_size=8,
         per_device_eval_batch_size=32,
-        max_completion_length=16,
-        max_steps=10,
-        learning_rate=3e-2,  # sized for the tiny test model and a 10-step check; real models need far less
-        lr_scheduler_type="constant",
+        max_completion_length=10,
+        max_steps=6,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
@@ -64,7 +67,7 @@ def train(prompts, seed):
     trainer = GRPOTrainer(
         model=MODEL, reward_funcs=scenario_reward, args=args, train_dataset=prompts, eval_dataset=HELD_OUT
     )
-    before = last_eval_reward(trainer)
+    before = last_eval_reward(trainer) if evaluate_start else None
     trainer.train()  # starts a fresh trainer.state.log_history
     return before, last_eval_reward(trainer)
 
@@ -76,14 +79,14 @@ def last_eval_reward(trainer):
 
 
 def check(seed: int = 0) -> str:
-    before, narrow = train(chat, seed)
+    before, narrow = train(chat, seed, evaluate_start=True)
     _, covered = train(interleave_datasets([chat, headlines], seed=seed), seed)
-    assert narrow < before + 0.02, (
-        f"claim: chat-only prompts do not improve the held-out headline reward: {before:.3f} -> {narrow:.3f}"
+    assert covered > before + 0.05, (
+        f"claim: the mixed prompt set raises the held-out reward: {before:.3f} -> {covered:.3f}"
     )
-    assert covered > before, f"claim: the mixed prompt set raises the held-out reward: {before:.3f} -> {covered:.3f}"
-    assert covered > narrow + 0.05, (
-        f"claim: held-out headline reward is higher after the mixed run: {covered:.3f} vs {narrow:.3f}"
+    assert covered - before > 3 * (narrow - before) and covered > narrow + 0.08, (
+        f"claim: chat-only prompts bring the held-out headlines a small fraction of what covering them does: "
+        f"start {before:.3f}, chat-only {narrow:.3f}, mixed {covered:.3f}"
     )
     return f"held-out headline reward: start {before:.3f}, chat-only {narrow:.3f}, chat+headline {covered:.3f}"
 

@@ -10,12 +10,14 @@ import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
-PROMPT = "Say something:"
+# 1 on a real model; the handbook's 2-layer test model needs ~300x to move in a few steps
+LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
+PROMPT = "Write a few words without the letter e:"
 
 
 def verifier(text):
-    """The task's check (a stand-in): 1 if the completion contains the letter 'e'."""
-    return 1.0 if "e" in text else 0.0
+    """The task's check (a stand-in for yours): 1 if the completion has letters and not one of them is an 'e'."""
+    return 1.0 if any(ch.isalpha() for ch in text) and "e" not in text.lower() else 0.0
 
 
 def sample(model_path, seed, n=64):
@@ -41,21 +43,21 @@ def success_rate(texts):
 from datasets import Dataset
 from trl import SFTConfig, SFTTrainer
 
+sft_config = SFTConfig(
+    learning_rate=1e-5,  # a short cold start, not a new SFT stage
+    max_steps=16,
+    per_device_train_batch_size=8,
+    logging_steps=1,
+    save_strategy="no",
+    bf16=torch.cuda.is_available(),
+)
 
-def cold_start(texts, output_dir, seed):
+
+def cold_start(texts, output_dir, config=sft_config):
     """Keep the samples the verifier accepts, SFT briefly on them, save the cold-started policy to output_dir."""
     accepted = [text for text in texts if verifier(text) > 0]
     data = Dataset.from_list([{"prompt": PROMPT, "completion": text} for text in accepted])
-    args = SFTConfig(
-        max_steps=16,
-        per_device_train_batch_size=8,
-        learning_rate=3e-3,  # sized for the tiny test model; a real model wants ~1e-5
-        logging_steps=1,
-        save_strategy="no",
-        seed=seed,
-        bf16=torch.cuda.is_available(),
-    )
-    trainer = SFTTrainer(model=MODEL, args=args, train_dataset=data)
+    trainer = SFTTrainer(model=MODEL, args=config, train_dataset=data)
     trainer.train()
     trainer.save_model(output_dir)  # model + tokenizer: GRPOTrainer(model=output_dir) resumes RL from here
     return len(accepted)
@@ -65,6 +67,7 @@ def cold_start(texts, output_dir, seed):
 
 
 # --8<-- [start:evidence]
+import dataclasses
 import tempfile
 
 from trl import GRPOConfig, GRPOTrainer
@@ -96,7 +99,10 @@ def rl_start_reward(model_path, seed):
 def check(seed: int = 0) -> str:
     base_texts = sample(MODEL, seed)
     with tempfile.TemporaryDirectory() as cold:
-        accepted = cold_start(base_texts, cold, seed)
+        sft_run = dataclasses.replace(  # the toy test model needs LR_SCALE x the rate to move in 16 steps
+            sft_config, learning_rate=sft_config.learning_rate * LR_SCALE, seed=seed
+        )
+        accepted = cold_start(base_texts, cold, sft_run)
         base_rate, cold_rate = success_rate(base_texts), success_rate(sample(cold, seed + 1000))
         rl_base, rl_cold = rl_start_reward(MODEL, seed), rl_start_reward(cold, seed)
     assert 0 < accepted < len(base_texts), f"claim: rejection sampling keeps some, not all ({accepted} accepted)"
