@@ -4,7 +4,7 @@
   real model this checkout provisions (a snippet edited since makes the row stale: `make real REAL_ARGS=--stale`),
   unless it is listed, with the reason, in compat/real/pending.yaml (a list that only shrinks);
 - a page whose row failed says why in `tiny_only` (both twins), and at most ``TINY_ONLY_MAX`` pages do;
-- at least ``PASS_FLOOR`` pages pass on the real model (a ratchet towards ``PASS_GOAL``);
+- at least ``PASS_GOAL`` of the pages pass on the real model;
 - a smoke subset (one page per chapter, ``real_runs.SMOKE``) is run on the real model here, now.
 """
 
@@ -17,11 +17,9 @@ import pytest
 from handbook import contract, pages, real, real_runs, runs
 
 PASS_GOAL = 0.95
-"""Issue 20's goal: this share of all pitfall pages pass on the real model (printed; the floor below is asserted)."""
-PASS_FLOOR = 75
-"""Pages that passed on the real model when the floor was last raised: fewer fails (raise it as pages pass)."""
-TINY_ONLY_MAX = 6
-"""Pages allowed to carry tiny_only today (the goal is at most 3, each with a physical reason): it only shrinks."""
+"""This share of all pitfall pages must pass on the real model."""
+TINY_ONLY_MAX = 3
+"""Pages allowed to carry tiny_only, each with a physical reason (a 135M model cannot show it on a CPU in minutes)."""
 PITFALLS = pages.pitfall_pages()
 PENDING = real_runs.pending()
 PENDING_REL = real_runs.PENDING_FILE.relative_to(pages.ROOT)
@@ -74,15 +72,16 @@ def test_chart_runs_mean_the_same_trainers_on_both_models(page):
     )
 
 
-def test_pass_rate_and_tiny_only():
+def test_pass_rate_and_tiny_only(record_property):
     ok, total = real_runs.pass_rate()
-    assert ok >= PASS_FLOOR, f"only {ok}/{total} pages pass on {real.NAME} (floor {PASS_FLOOR}; goal {PASS_GOAL:.0%})"
     tiny_only = [p.rel for p in PITFALLS if p.meta.get("tiny_only")]
-    assert len(tiny_only) <= TINY_ONLY_MAX, f"{len(tiny_only)} pages hold only on the tiny model: {tiny_only}"
-    print(
-        f"\nreal model: {ok}/{total} pages pass on {real.NAME} ({ok / total:.0%}, goal {PASS_GOAL:.0%}); "
-        f"{len(PENDING)} pending; {len(tiny_only)} tiny_only"
+    record_property(
+        "figures",
+        f"real model: {ok}/{total} pages pass on {real.NAME} ({ok / total:.0%}, goal {PASS_GOAL:.0%}); "
+        f"{len(PENDING)} pending; {len(tiny_only)} tiny_only",
     )
+    assert ok / total >= PASS_GOAL, f"only {ok}/{total} pages pass on {real.NAME} (goal {PASS_GOAL:.0%})"
+    assert len(tiny_only) <= TINY_ONLY_MAX, f"{len(tiny_only)} pages hold only on the tiny model: {tiny_only}"
 
 
 def test_smoke_pages_cover_every_chapter():

@@ -41,22 +41,27 @@ from transformers import AutoTokenizer, set_seed
 from trl import GRPOConfig, GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+# 1 on a real model; the handbook's 2-layer test model needs ~300x to move in a few steps
+LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 EOS = AutoTokenizer.from_pretrained(MODEL).eos_token_id
 
 
 def train(reward_func, seed):
     """Six GRPO steps; return {metric: [value per step]} for the completion-length metrics."""
     set_seed(seed)
-    questions = ["Say hi.", "Count to three.", "Name a colour.", "Answer yes or no."] * 2
-    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": q}]} for q in questions])
+    questions = ["Say hi.", "Count to three."]
+    # A short system prompt keeps the prompts short (some chat templates add a long default one).
+    prompts = Dataset.from_list(
+        [{"prompt": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": q}]} for q in questions]
+    )
     args = GRPOConfig(
-        num_generations=8,
-        per_device_train_batch_size=32,  # 4 prompts x 8 completions per step
+        num_generations=4,
+        per_device_train_batch_size=8,  # 2 prompts x 4 completions per step
         max_completion_length=8,
         # Stand-in for a model that sometimes stops early: a +3 bias on EOS when sampling.
         generation_kwargs={"sequence_bias": [[[EOS], 3.0]]},
         max_steps=6,
-        learning_rate=3e-2,  # sized so a 6-step check moves the policy; TRL's default 1e-6 barely moves it
+        learning_rate=2e-4 * LR_SCALE,  # high for a 135M model, so that six steps move it; TRL's default is 1e-6
         lr_scheduler_type="constant",
         logging_steps=1,
         save_strategy="no",
@@ -84,7 +89,9 @@ def check(seed: int = 0) -> str:
     good_mean = train(good_share, seed)["completions/mean_length"]
     assert bad_mean[-1] < bad_mean[0] - 2, f"claim: a penalty-only reward shrinks completions: {bad_mean}"
     assert bad_min[-1] == 1, f"claim: completions/min_length reaches 1, an EOS-only (empty) answer: {bad_min}"
-    assert good_mean[-1] > bad_mean[-1] + 2, f"claim: a share-based reward keeps answers longer: {good_mean}"
+    assert good_mean[-1] > bad_mean[-1] + 1.5, (
+        f"claim: with a share-based reward the answers do not shrink to empty: {good_mean} vs {bad_mean}"
+    )
     return (
         f"penalty-only reward: completions/mean_length {bad_mean[0]} -> {bad_mean[-1]}, min_length {bad_min[-1]}; "
         f"share-of-good reward: -> {good_mean[-1]}"

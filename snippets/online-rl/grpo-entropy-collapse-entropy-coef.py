@@ -10,8 +10,8 @@ from trl import GRPOConfig
 
 # GRPO's own entropy bonus (TRL 1.8+): loss = policy loss - entropy_coef * mean token entropy (default 0.0, off).
 grpo_config = GRPOConfig(
-    entropy_coef=0.01,  # a starting point: raise it while `entropy` still falls; use_adaptive_entropy=True adapts it
-    learning_rate=1e-6,
+    entropy_coef=0.5,  # large, to act within six steps at this learning rate; use_adaptive_entropy=True adapts it
+    learning_rate=8e-5,  # high for a 135M model: it makes the collapse show within six steps
     bf16=torch.cuda.is_available(),
 )
 # --8<-- [end:fix]
@@ -30,6 +30,8 @@ from transformers import set_seed
 from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+# 1 on a real model; the handbook's 2-layer test model needs ~300x to move in a few steps
+LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
 
 def symbol_share(completions, **kwargs):
@@ -41,16 +43,19 @@ def symbol_share(completions, **kwargs):
 def train(seed, **overrides):
     """Six GRPO steps; return {metric: [value per step]}."""
     set_seed(seed)
-    questions = ["Say hi.", "Count to three.", "Name a colour.", "Answer yes or no."] * 2
-    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": q}]} for q in questions])
+    questions = ["Say hi.", "Count to three.", "Name a colour."]
+    # A short system prompt keeps the prompts short (some chat templates add a long default one).
+    prompts = Dataset.from_list(
+        [{"prompt": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": q}]} for q in questions]
+    )
     args = dataclasses.replace(
         grpo_config,
         num_generations=4,
-        per_device_train_batch_size=16,
+        per_device_train_batch_size=12,  # 3 prompts x 4 completions per step
         generation_batch_size=None,  # GRPOConfig derived it from the Fix's batch size: derive it again
         max_completion_length=8,
         max_steps=6,
-        learning_rate=5e-2,  # far above the Fix's 1e-6: six CPU steps must move even the tiny test model
+        learning_rate=grpo_config.learning_rate * LR_SCALE,
         lr_scheduler_type="constant",
         logging_steps=1,
         save_strategy="no",
@@ -77,8 +82,10 @@ def check(seed: int = 0) -> str:
     assert fall > 0.3, f"claim: a narrow reward pulls entropy down by more than 0.3 nats: {bad['entropy']}"
     assert bad["entropy_coef"] == [], "claim: entropy_coef is not logged while the bonus is off"
 
-    good = train(seed, entropy_coef=0.5)  # a bonus strong enough to act within six steps at this learning rate
-    assert good["entropy_coef"] == [0.5] * 6, f"claim: entropy_coef is logged at every step: {good['entropy_coef']}"
+    good = train(seed)  # the Fix as it is: entropy_coef=0.5
+    assert good["entropy_coef"] == [grpo_config.entropy_coef] * 6, (
+        f"claim: entropy_coef is logged at every step: {good['entropy_coef']}"
+    )
     assert good["entropy"][-1] > bad["entropy"][-1] + 0.3 * fall, (
         f"claim: entropy_coef=0.5 keeps entropy up: {good['entropy']} vs {bad['entropy']}"
     )
