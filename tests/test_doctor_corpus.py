@@ -20,6 +20,7 @@ from handbook import doctor_rules, pages
 CORPUS = pages.ROOT / "doctor" / "tests" / "corpus"
 ENTRIES = yaml.safe_load((CORPUS / "index.yaml").read_text(encoding="utf-8"))
 FIELDS = {"file", "source", "project", "trainer", "format", "pages", "problem", "answer"}
+KNOWN = {f"{p.meta['chapter']}/{p.meta['id']}" for p in pages.pitfall_pages()}
 
 
 @pytest.mark.parametrize("entry", ENTRIES, ids=lambda e: e["file"])
@@ -27,8 +28,7 @@ def test_corpus_entry_is_well_formed(entry):
     assert FIELDS <= set(entry), f"{entry.get('file')}: missing {sorted(FIELDS - set(entry))}"
     assert entry["source"].startswith("https://"), entry["source"]
     assert (CORPUS / entry["file"]).is_file(), entry["file"]
-    known = {f"{p.meta['chapter']}/{p.meta['id']}" for p in pages.pitfall_pages()}
-    assert set(entry["pages"]) <= known, f"{entry['file']}: unknown pages {set(entry['pages']) - known}"
+    assert set(entry["pages"]) <= KNOWN, f"{entry['file']}: unknown pages {set(entry['pages']) - KNOWN}"
     cli.read_log(CORPUS / entry["file"])  # every pasted format is readable (raises LogError otherwise)
 
 
