@@ -8,14 +8,16 @@ HOME = ("Home", "首页")
 
 # Chapter folder -> (English title, Chinese title). Order here is the order of the navigation.
 CHAPTERS: dict[str, tuple[str, str]] = {
+    # short: they are the navigation tabs, and all nine must fit one desktop line (the chapter pages' own titles
+    # and the home page's table say more)
     "start": ("Start here", "从这里开始"),
     "sft": ("SFT", "SFT 监督微调"),
     "debugging": ("Debugging", "调试"),
-    "preference": ("Preference optimisation", "偏好优化"),
-    "online-rl": ("Online RL: GRPO & RLOO", "在线强化学习：GRPO 与 RLOO"),
-    "rewards": ("Rewards & reward models", "奖励与奖励模型"),
-    "dynamics": ("Training dynamics & data", "训练动态与数据"),
-    "scale": ("Memory, multi-process, recipes & migration", "显存、多进程、配方与版本迁移"),
+    "preference": ("Preference", "偏好优化"),
+    "online-rl": ("GRPO & RLOO", "GRPO 与 RLOO"),
+    "rewards": ("Rewards", "奖励"),
+    "dynamics": ("Dynamics & data", "训练动态与数据"),
+    "scale": ("Memory & scale", "显存与规模"),
     "walkthroughs": ("Walkthroughs", "实战演练"),
 }
 

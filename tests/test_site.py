@@ -175,6 +175,24 @@ def test_language_switcher_lands_on_twin(page, server, start, lang, expected):
 
 
 @pytest.mark.browser
+@pytest.mark.parametrize("width", [1220, 1366, 1920])
+@pytest.mark.parametrize("path", ["/", "/zh/"])
+def test_every_chapter_tab_is_on_screen(browser, server, width, path):
+    """All chapter tabs fit the first screen at common desktop widths (none cut off at the right edge)."""
+    from handbook import ui
+
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    pg = context.new_page()
+    pg.goto(server + path)
+    tabs = pg.locator(".md-tabs__item")
+    boxes = [tabs.nth(i).bounding_box() for i in range(tabs.count())]
+    context.close()
+    assert len(boxes) == len(ui.CHAPTERS) + 1, f"{len(boxes)} tabs for {len(ui.CHAPTERS)} chapters and Home"
+    cut = [i for i, b in enumerate(boxes) if b is None or b["x"] + b["width"] > width]
+    assert not cut, f"at {width} px, tabs {cut} of {len(boxes)} run past the right edge of {path}"
+
+
+@pytest.mark.browser
 def test_language_switcher_keeps_the_anchor(page, server):
     page.goto(server + "/online-rl/grpo-zero-std-group/#fix")
     page.hover(".md-header .md-select")
