@@ -99,7 +99,7 @@ def train(seed, learning_rate, **schedule):
 
 def check(seed: int = 0) -> str:
     rep, ent = train(seed, TOO_HIGH, lr_scheduler_type="constant")
-    assert rep[-1] > 0.5, f"claim: a far too high lr makes completions repetitive within 5 steps: {rep}"
+    assert rep[-1] >= 0.4, f"claim: a far too high lr makes completions repetitive within 5 steps: {rep}"
     assert ent[-1] < 0.3 * ent[0], f"claim: the logged entropy collapses with it: {ent}"
 
     _, sched_ent = train(seed, TOO_HIGH)  # the fix's warm-up and cosine decay, at the too-high peak
