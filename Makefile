@@ -1,7 +1,8 @@
 # Two commands a newcomer needs (see README.md):
 #   make serve   install the light docs environment and serve the site on http://127.0.0.1:8000
 #   make test    install the pinned test environment and run every check CI runs
-#   (make matrix runs every page on several TRL releases and rewrites compat/trl-matrix.json;
+#   (make matrix runs every page on every column of compat/matrix-columns.json -- every TRL minor release and
+#    the stacks users run, about 90 minutes on 2 cores -- and rewrites compat/trl-matrix.json;
 #    make real runs every page on the real model SmolLM2-135M-Instruct and rewrites compat/real/)
 PYTHON ?= python3
 DOCS_VENV ?= .venv-docs
@@ -55,7 +56,7 @@ test: $(TEST_VENV)/.installed
 snippets: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) docs
 
-# the TRL version matrix: every page on several TRL releases -> compat/trl-matrix.json (commit it)
+# the version matrix: every page on every planned column -> compat/trl-matrix.json (commit it)
 matrix: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/python -m handbook matrix --workers $(WORKERS) $(MATRIX_ARGS)
 

@@ -6,7 +6,8 @@
 - ``python -m handbook run <page.md> [--seed N]``: paste-run the page's code (as the test suite does).
 - ``python -m handbook record [PAGE ...]``: the run records charts and quoted numbers come from.
 - ``python -m handbook doctor-rules``: the log doctor's rules.json, from the pages' ``doctor:`` front matter.
-- ``python -m handbook matrix [--trl X.Y.Z]``: the TRL version matrix (``make matrix``).
+- ``python -m handbook matrix [--column NAME] [--trl X.Y.Z]``: the version matrix (``make matrix``).
+- ``python -m handbook matrix-plan``: the matrix's columns, from the package index's release dates.
 - ``python -m handbook mutate 'GRPOConfig.beta=0.04'``: the mutation check: which pages fail when one TRL
   default changes.
 - ``python -m handbook real``: provision (once) the real model, SmolLM2-135M-Instruct, and print its path.
@@ -110,10 +111,12 @@ def main(argv: list[str] | None = None) -> int:
     p_mut = sub.add_parser("mutate", help="run every page with a TRL default changed; list the pages that fail")
     p_mut.add_argument("spec", help="Class.field=value[;...], e.g. 'GRPOConfig.beta=0.04'")
     p_mut.add_argument("--workers", type=int, default=2)
-    p_matrix = sub.add_parser("matrix", help="run every page on several TRL releases; write compat/trl-matrix.json")
-    p_matrix.add_argument("--trl", action="append", help="a TRL version (repeatable); default: baseline, pin, newest")
+    p_matrix = sub.add_parser("matrix", help="run every page on the planned stacks; write compat/trl-matrix.json")
+    p_matrix.add_argument("--column", action="append", help="a column of compat/matrix-columns.json (repeatable)")
+    p_matrix.add_argument("--trl", action="append", help="a TRL version on the pinned stack (repeatable)")
     p_matrix.add_argument("--workers", type=int, default=2)
     p_matrix.add_argument("--page", action="append", help="re-run only this page (repeatable); others are kept")
+    sub.add_parser("matrix-plan", help="list the matrix's columns from the index: write compat/matrix-columns.json")
     p_rec = sub.add_parser("record", help="run pages on the pinned TRL; write their run records (compat/runs/)")
     p_rec.add_argument("page", nargs="*", help="pages (docs/<chapter>/<slug>.md); default: every pitfall page")
     p_rec.add_argument("--workers", type=int, default=2)
@@ -150,7 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.cmd == "matrix":
         from handbook import matrix
 
-        return matrix.main(args.trl, args.workers, args.page)
+        return matrix.main(args.column, args.trl, args.workers, args.page)
+    if args.cmd == "matrix-plan":
+        from handbook import matrix_plan
+
+        return matrix_plan.write()
     if args.cmd == "tiny":
         from handbook import tiny
 

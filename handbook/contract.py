@@ -65,8 +65,9 @@ VERSIONED = ("trl", "transformers")
 """Front-matter fields that hold a PEP 440 range of that package: outside it a page is skipped."""
 
 
-def out_of_range(meta: dict) -> str | None:
-    """Why the installed TRL/transformers is outside the page's ranges, or None when the page applies."""
+def out_of_range(meta: dict, stack: dict[str, str] | None = None) -> str | None:
+    """Why the installed TRL/transformers (or those of ``stack``, e.g. a matrix column) is outside the page's
+    ranges, or None when the page applies. A package the stack does not name is not judged."""
     from importlib.metadata import PackageNotFoundError, version
 
     from packaging.specifiers import SpecifierSet
@@ -75,12 +76,18 @@ def out_of_range(meta: dict) -> str | None:
         spec = meta.get(dist)
         if not spec:
             continue
-        try:
-            installed = version(dist)
-        except PackageNotFoundError:
-            return f"{dist} is not installed"
+        if stack is not None:
+            installed = stack.get(dist)
+            if installed is None:
+                continue
+        else:
+            try:
+                installed = version(dist)
+            except PackageNotFoundError:
+                return f"{dist} is not installed"
         if not SpecifierSet(spec).contains(installed, prereleases=True):
-            return f"the page holds for {dist}{spec}; installed {dist} is {installed}"
+            where = "installed" if stack is None else "the stack's"
+            return f"the page holds for {dist}{spec}; {where} {dist} is {installed}"
     return None
 
 

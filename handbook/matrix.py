@@ -1,13 +1,14 @@
-"""The TRL version matrix: run every page's code on several TRL releases and record page × version × seed.
+"""The version matrix: run every page's code on many stacks and record page × column × seed.
 
-``python -m handbook matrix`` (``make matrix``) runs the pages (``pytest docs``) once per TRL version, each in
-its own cached virtual environment under ``.cache/matrix/trl-<version>``. Such an environment holds that TRL
-release and whatever it needs that the pinned stack lacks; for everything else it sees the pinned test
-environment (a ``.pth`` file), so a version is compared on the same torch/transformers/datasets as the pin
-whenever that TRL accepts them. The results go to ``compat/trl-matrix.json`` (committed): for each page and
-version the outcome of each seed, the skip or failure reason, and the hash of the page's code that ran.
-``tests/test_matrix.py`` fails when a page's code changed since its row was recorded, or when a version inside
-a page's ``trl:`` range failed.
+``python -m handbook matrix`` (``make matrix``) runs the pages (``pytest docs``) once per column of
+``compat/matrix-columns.json`` (handbook/matrix_plan.py: every TRL minor release on the pinned stack, each on
+the stack of its release day, the newest TRL on its lowest and on the newest transformers), each in its own
+cached virtual environment under ``.cache/matrix/``. Such an environment holds what the column installs and
+whatever that needs; for everything else it sees the pinned test environment (a ``.pth`` file). The results go
+to ``compat/trl-matrix.json`` (committed): per column the full stack, counts and wall time; per page and column
+the outcome of each seed, the skip or failure reason, whether the stack is inside the page's ranges, and the
+hash of the page's code that ran. ``tests/test_matrix.py`` fails when a page's code changed since its row was
+recorded, or when a column inside a page's ``trl:``/``transformers:`` ranges failed.
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ import time
 import xml.etree.ElementTree as ET
 from importlib.metadata import version as installed_version
 
-from handbook import contract, pages
+from handbook import contract, matrix_plan, pages
+from handbook.matrix_plan import Column
 
 RESULTS = pages.ROOT / "compat" / "trl-matrix.json"
 ENVS = pages.ROOT / ".cache" / "matrix"
-BASELINE = ("0.29.1", "1.0.0", "1.12.0")
-"""Releases always in the matrix, besides the pinned one and the newest one the registry serves."""
 
 
 def pinned() -> str:
@@ -50,13 +50,14 @@ def newest() -> str | None:
 page_hash = contract.page_hash
 
 
-def environment(trl_version: str) -> pathlib.Path:
-    """The Python of an environment with ``trl_version`` on top of the pinned stack (created once)."""
-    if installed_version("trl") == trl_version:
+def environment(column: Column) -> pathlib.Path:
+    """The Python of an environment with the column's packages on top of the pinned stack (created once)."""
+    if column.kind == "pinned" and installed_version("trl") == column.trl:
         return pathlib.Path(sys.executable)
-    env = ENVS / f"trl-{trl_version}"
+    env = ENVS / column.slug
     python = env / "bin" / "python"
-    if (env / ".ready").exists():
+    ready = env / ".ready"
+    if ready.exists() and ready.read_text() == " ".join(column.install):
         return python
     subprocess.run([sys.executable, "-m", "venv", "--clear", str(env)], check=True)
     site = subprocess.run(
@@ -65,17 +66,19 @@ def environment(trl_version: str) -> pathlib.Path:
         capture_output=True,
         text=True,
     ).stdout.strip()
-    # the pinned stack, after the environment's own packages: its own trl (and anything it needs) wins
+    # the pinned stack, after the environment's own packages: what the column installs (and needs) wins
     pathlib.Path(site, "handbook_pinned_stack.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
-    subprocess.run([str(python), "-m", "pip", "install", "-q", f"trl=={trl_version}"], check=True)
-    (env / ".ready").touch()
+    subprocess.run([str(python), "-m", "pip", "install", "-q", *column.install], check=True)
+    ready.write_text(" ".join(column.install))
     return python
+
+
+STACK = ("trl", "transformers", "torch", "accelerate", "peft", "datasets", "huggingface_hub", "tokenizers")
 
 
 def _versions_of(python: pathlib.Path) -> dict[str, str]:
     code = (
-        "import json; from importlib.metadata import version as v; "
-        "print(json.dumps({d: v(d) for d in ('trl', 'transformers', 'torch', 'accelerate', 'datasets')}))"
+        f"import json; from importlib.metadata import version as v; print(json.dumps({{d: v(d) for d in {STACK!r}}}))"
     )
     out = subprocess.run([str(python), "-c", code], check=True, capture_output=True, text=True).stdout
     return json.loads(out)
@@ -108,7 +111,7 @@ def _parse(junit: pathlib.Path) -> dict[str, dict]:
 
 
 def run_pages(
-    python: pathlib.Path, name: str, workers: int, only: list[str] | None = None, **env: str
+    python: pathlib.Path, name: str, workers: int, only: list[str] | None = None, seeds: str = "all", **env: str
 ) -> dict[str, dict]:
     """Run the pages' ``check`` for each seed (``pytest docs``, handbook/pytest_pages.py) with ``python``."""
     junit = ENVS / f"junit-{name}.xml"
@@ -116,6 +119,8 @@ def run_pages(
     junit.unlink(missing_ok=True)
     cmd = [str(python), "-m", "pytest", *(only or ["docs"]), "-q", "-p", "no:cacheprovider"]
     cmd += ["-m", "not gpu and not vllm and not multiprocess", f"--junitxml={junit}", "-o", "junit_family=xunit1"]
+    if seeds != "all":  # e.g. seed0: one seed of each page (and its contract check)
+        cmd += ["-k", f"{seeds} or contract"]
     if workers > 1:
         cmd += ["-n", str(workers)]
     proc = subprocess.run(cmd, cwd=pages.ROOT, capture_output=True, text=True, env={**os.environ, **env})
@@ -124,16 +129,18 @@ def run_pages(
     return _parse(junit)
 
 
-def run_version(trl_version: str, workers: int, only: list[str] | None = None) -> dict:
-    python = environment(trl_version)
+def run_column(column: Column, workers: int, only: list[str] | None = None) -> dict:
+    python = environment(column)
     started = time.perf_counter()
-    # every page on every version: whether a version is inside a page's range is judged afterwards
-    rows = run_pages(python, f"trl-{trl_version}", workers, only, **{contract.IGNORE_RANGES_ENV: "1"})
+    # every page on every column: whether a column is inside a page's ranges is judged afterwards
+    env = {contract.IGNORE_RANGES_ENV: "1"}
+    rows = run_pages(python, column.slug, workers, only, column.seeds, **env)
     seconds = round(time.perf_counter() - started, 1)
     counts = {
         k: sum(v == k for r in rows.values() for v in r["seeds"].values()) for k in ("passed", "failed", "skipped")
     }
-    return {"stack": _versions_of(python), "seconds": seconds, **counts, "rows": rows}
+    info = {"kind": column.kind, "trl": column.trl, "seeds": column.seeds, "date": column.date}
+    return {**info, "stack": _versions_of(python), "seconds": seconds, **counts, "rows": rows}
 
 
 def outcome(seeds: dict[str, str]) -> str:
@@ -141,13 +148,21 @@ def outcome(seeds: dict[str, str]) -> str:
     return "failed" if "failed" in values else "skipped" if values == {"skipped"} else "passed"
 
 
-def main(versions: list[str] | None, workers: int, only: list[str] | None = None) -> int:
-    """Run the pages (all, or ``only``: their rows are replaced, the others kept) on each TRL version."""
-    from packaging.specifiers import SpecifierSet
+def select(names: list[str] | None, trl: list[str] | None) -> list[Column]:
+    """The planned columns named (or every planned column); ``--trl X`` adds a pinned-stack column for X."""
+    cols = matrix_plan.load()
+    by_name = {c.name: c for c in cols}
+    unknown = [n for n in names or [] if n not in by_name]
+    if unknown:
+        raise SystemExit(f"not in {matrix_plan.PLAN.relative_to(pages.ROOT)}: {unknown}; planned: {list(by_name)}")
+    chosen = [by_name[n] for n in names or []]
+    chosen += [by_name.get(v) or Column(v, "pinned", v, [f"trl=={v}"]) for v in trl or []]
+    return chosen or cols
 
-    pin = pinned()
-    if not versions:
-        versions = list(dict.fromkeys([*BASELINE, pin, *(v for v in [newest()] if v)]))
+
+def main(names: list[str] | None, trl: list[str] | None, workers: int, only: list[str] | None = None) -> int:
+    """Run the pages (all, or ``only``: their rows are replaced, the others kept) on each column."""
+    columns = select(names, trl)
     data = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {"versions": {}, "pages": {}}
     pitfalls = {p.rel: p for p in pages.all_pages() if p.lang == "en" and p.kind == "pitfall"}
     hashes = {rel: page_hash(p.path) for rel, p in pitfalls.items()}
@@ -156,36 +171,51 @@ def main(versions: list[str] | None, workers: int, only: list[str] | None = None
         unknown = [p for p in only if p not in pitfalls]
         if unknown:
             raise SystemExit(f"not pitfall pages: {unknown}")
-    for v in versions:
+    for col in columns:
         what = "the named pages'" if only else "every page's"
-        print(f"trl {v}: running {what} code ...", flush=True)
-        res = run_version(v, workers, only)
+        print(f"{col.name}: running {what} code ({' '.join(col.install)}) ...", flush=True)
+        res = run_column(col, workers, only)
         rows = res.pop("rows")
-        if not only:
-            data["versions"][v] = res
+        if not only or col.name not in data["versions"]:
+            data["versions"][col.name] = res
         for rel in only or pitfalls:
             row = rows.get(rel, {"seeds": {}, "reasons": ["not collected"]})
             cell = {"outcome": outcome(row["seeds"]) if row["seeds"] else "failed", "seeds": row["seeds"]}
             if row["reasons"]:
                 cell["reason"] = " | ".join(row["reasons"])
-            cell["in_range"] = SpecifierSet(pitfalls[rel].meta.get("trl", "")).contains(v, prereleases=True)
+            cell["in_range"] = contract.out_of_range(pitfalls[rel].meta, res["stack"]) is None
             cell["hash"] = hashes[rel]
-            data["pages"].setdefault(rel, {})[v] = cell
+            data["pages"].setdefault(rel, {})[col.name] = cell
         print(
-            f"trl {v}: {res['passed']} passed, {res['failed']} failed, {res['skipped']} skipped in {res['seconds']} s"
+            f"{col.name}: {res['passed']} passed, {res['failed']} failed, {res['skipped']} skipped"
+            f" in {res['seconds']} s",
+            flush=True,
         )
-    if only:  # the version totals count the merged cells
-        for v in versions:
-            seeds = [o for cells in data["pages"].values() if v in cells for o in cells[v]["seeds"].values()]
-            data["versions"].setdefault(v, {}).update({k: seeds.count(k) for k in ("passed", "failed", "skipped")})
-    data["pinned"] = pin
-    data["versions"] = dict(sorted(data["versions"].items(), key=lambda kv: _key(kv[0])))
-    data["pages"] = {rel: data["pages"][rel] for rel in sorted(pitfalls) if rel in data["pages"]}
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(data, indent=1, ensure_ascii=False, sort_keys=False) + "\n", encoding="utf-8")
+        _write(data, pitfalls)  # after every column: a long run that stops keeps what it measured
+    if only:  # the column totals count the merged cells
+        for col in columns:
+            seeds = [
+                o for cells in data["pages"].values() if col.name in cells for o in cells[col.name]["seeds"].values()
+            ]
+            data["versions"][col.name].update({k: seeds.count(k) for k in ("passed", "failed", "skipped")})
+    _write(data, pitfalls)
     bad = _report(data)
     print(f"wrote {RESULTS.relative_to(pages.ROOT)}")
     return 1 if bad else 0
+
+
+def _write(data: dict, pitfalls: dict) -> None:
+    order = [c.name for c in matrix_plan.load()]
+    rank = {n: i for i, n in enumerate(order)}
+    data["pinned"] = pinned()
+    data["versions"] = dict(sorted(data["versions"].items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+    data["pages"] = {
+        rel: dict(sorted(data["pages"][rel].items(), key=lambda kv: (rank.get(kv[0], len(rank)), kv[0])))
+        for rel in sorted(pitfalls)
+        if rel in data["pages"]
+    }
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def _report(data: dict) -> list[str]:
@@ -200,25 +230,18 @@ def _report(data: dict) -> list[str]:
     return bad
 
 
-def _key(v: str):
-    from packaging.version import Version
-
-    return Version(v)
-
-
 def in_range_failures(data: dict) -> list[str]:
-    """Cells that failed on a version inside the page's ``trl:`` range."""
-    from packaging.specifiers import SpecifierSet
-
+    """Cells that failed on a column whose stack is inside the page's ``trl:``/``transformers:`` ranges."""
     out = []
     for rel, cells in data["pages"].items():
         path = pages.ROOT / rel
         if not path.exists():
             continue
-        spec = SpecifierSet(pages.load(path).meta.get("trl", ""))
-        for v, cell in cells.items():
-            if cell["outcome"] == "failed" and spec.contains(v, prereleases=True):
-                out.append(f"{rel} on trl {v}: {cell.get('reason', '')[:300]}")
+        meta = pages.load(path).meta
+        for name, cell in cells.items():
+            stack = data["versions"].get(name, {}).get("stack", {"trl": name})
+            if cell["outcome"] == "failed" and contract.out_of_range(meta, stack) is None:
+                out.append(f"{rel} on {name}: {cell.get('reason', '')[:300]}")
     return out
 
 

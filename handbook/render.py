@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import functools
 import html
-import json
 import pathlib
 import re
 
+from handbook import compat_page, ui
 from handbook import pages as hp
-from handbook import ui
-from handbook.ui import ADVICE_GROUPS, ADVICE_LABELS, COMPAT_LABELS, FINDER, LABELS
+from handbook.ui import ADVICE_GROUPS, ADVICE_LABELS, FINDER, LABELS
 
 
 class RenderError(ValueError):
@@ -37,17 +36,8 @@ def verified_versions() -> dict[str, str]:
     return pins
 
 
-@functools.cache
-def matrix_results() -> dict:
-    """compat/trl-matrix.json, written by `make matrix` ({} before it first ran)."""
-    path = hp.ROOT / "compat" / "trl-matrix.json"
-    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-
-
-def passed_on(rel: str) -> list[str]:
-    """The TRL versions on which every seed of the page passed in the matrix run."""
-    cells = matrix_results().get("pages", {}).get(rel, {})
-    return [v for v in matrix_results().get("versions", {}) if cells.get(v, {}).get("outcome") == "passed"]
+matrix_results = compat_page.matrix_results
+passed_on = compat_page.passed_on
 
 
 SHOWN_VERSIONS = ("trl", "transformers", "torch", "accelerate", "datasets", "peft", "tokenizers")
@@ -102,12 +92,12 @@ def verified_models(meta: hp.FrontMatter, lang: str) -> list[str]:
 def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     t = LABELS[lang]
     v = meta.verdict
-    verified = passed_on(f"docs/{meta.chapter}/{meta.id}.md") or [verified_versions().get("trl", "?")]
+    verified = compat_page.summary(f"docs/{meta.chapter}/{meta.id}.md") or verified_versions().get("trl", "?")
     compat = "../../start/compatibility/"  # raw HTML: the built URL, not the .md path
     badges = [
         _badge(f"hb-verdict hb-verdict--{v}", t["verdict"], html.escape(t[v])),
         _badge("hb-trl", t["applies"], html.escape(meta.trl)),
-        _badge("hb-verified", t["verified"], html.escape(" · ".join(verified)), compat),
+        _badge("hb-verified", t["verified"], html.escape(verified), compat),
         _badge(
             "hb-snippet", t["snippet"], f"<code>{html.escape(meta.snippet)}</code>", f"{REPO}/blob/main/{meta.snippet}"
         ),
@@ -125,6 +115,40 @@ def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     out += [f"    - {symptom_markdown(s)}" for s in meta.symptoms]
     out += ["", f"    *{html.escape(t['why'])}:* {html.escape(meta.verdict_reason)}", ""]
     return "\n".join(out)
+
+
+# -- the whole program -------------------------------------------------------------------------------------
+MODEL_LINE = re.compile(r"""^MODEL = os\.environ\.get\("HANDBOOK_MODEL", "([^"]+)"\)""", re.M)
+
+
+def program_path(meta: hp.FrontMatter) -> str:
+    """Where the site serves a pitfall page's whole program, relative to the site root."""
+    return f"programs/{meta.chapter}/{meta.id}.py"
+
+
+def program_code(meta: hp.FrontMatter) -> str:
+    """The page's whole program: its Python blocks in order, includes resolved, as the paste test runs it."""
+    from handbook import contract
+
+    return contract.page_code(hp.DOCS / meta.chapter / f"{meta.id}.md")
+
+
+def program_box(meta: hp.FrontMatter, lang: str, code: str) -> str:
+    """Copy and download buttons for the whole program, and how to run it (on the Hub model, offline, on SmolLM2)."""
+    t = LABELS[lang]
+    name = f"{meta.id}.py"
+    # from [zh/]<chapter>/<slug>/ up to the site root, where hooks/programs.py writes the file (once, both languages)
+    href = ("../" * (3 if lang == "zh" else 2)) + program_path(meta)
+    m = MODEL_LINE.search(code)
+    run = t["run_as_is"].format(file=name)
+    run += (t["run_default"].format(model=m.group(1)) + t["run_offline"].format(file=name)) if m else t["run_plain"]
+    buttons = (
+        f'<button type="button" class="md-button md-button--primary hb-program__copy" data-program="{href}" '
+        f'data-copied="{html.escape(t["copied"])}">{html.escape(t["copy_program"])}</button> '
+        f'<a class="md-button hb-program__download" href="{href}" download="{name}">'
+        f"{html.escape(t['download_program'].format(file=name))}</a>"
+    )
+    return f'<div class="hb-program" markdown="1">\n\n<p markdown="0">{buttons}</p>\n\n{run}\n\n</div>\n'
 
 
 # -- placeholders ------------------------------------------------------------------------------------------
@@ -169,57 +193,8 @@ def _versions(src_uri: str, lang: str) -> str:
 
 
 def _compatibility(src_uri: str, lang: str) -> str:
-    """Pages × TRL versions from compat/trl-matrix.json: passed on every seed, or failed (and why)."""
-    t = COMPAT_LABELS[lang]
-    versions = list(matrix_results().get("versions", {}))
-    if not versions:
-        return t["none"]
-    head = f"| {t['page']} | {t['range']} | " + " | ".join(f"TRL {html.escape(v)}" for v in versions) + " |"
-    rows = [head, "|" + " --- |" * (len(versions) + 2)]
-    notes = []
-    for rel, cells in matrix_results().get("pages", {}).items():
-        src = pathlib.PurePosixPath(rel).relative_to("docs")
-        path = hp.ROOT / rel if lang == "en" else hp.twin_of(hp.ROOT / rel)
-        if not path.exists():
-            continue
-        meta = hp.load(path).meta
-        link = _link(src_uri, str(src))
-        marks = []
-        for v in versions:
-            cell = cells.get(v, {})
-            if cell.get("outcome") == "passed":
-                marks.append(f'<span class="hb-pill hb-cell--pass">{t["passed"]}</span>')
-            elif cell.get("outcome") == "failed":
-                marks.append(
-                    f'<span class="hb-pill hb-cell--fail">{t["failed"]}</span>'
-                    if cell.get("in_range")
-                    else f'<span class="hb-pill hb-cell--outside">{t["failed"]}</span> <small>{t["outside"]}</small>'
-                )
-                if not cell.get("in_range"):
-                    title = _cell(meta.get("title", rel))
-                    notes.append(f"- [{title}]({link}), TRL {v}: {_code(cell.get('reason', '')[:160])}")
-            else:
-                marks.append(t["not_run"])
-        rows.append(
-            f"| [{_cell(meta.get('title', rel))}]({link}) | {_code(str(meta.get('trl', '')))} | "
-            + " | ".join(marks)
-            + " |"
-        )
-    stack = [
-        f"| TRL | transformers | torch | accelerate | datasets | {t['passed']} / {t['failed']} |",
-        "|" + " --- |" * 6,
-    ]
-    for v, info in matrix_results()["versions"].items():
-        st = info.get("stack", {})
-        stack.append(
-            f"| {v} | {st.get('transformers', '?')} | {st.get('torch', '?')} | {st.get('accelerate', '?')} "
-            f"| {st.get('datasets', '?')} | {info.get('passed', 0)} / {info.get('failed', 0)} |"
-        )
-    table = '<div class="hb-compat" markdown="1">\n\n' + "\n".join(rows) + "\n\n</div>"
-    out = table + f"\n\n### {t['stack']} {{#stack}}\n\n" + "\n".join(stack)
-    if notes:
-        out += f"\n\n### {t['why']} {{#outside}}\n\n" + "\n".join(notes)
-    return out
+    """Pages × matrix columns (compat/trl-matrix.json), with a version picker: handbook/compat_page.py."""
+    return compat_page.render(src_uri, lang, _link, _cell)
 
 
 _ERROR = re.compile(r"\b\w*(Error|Exception|Warning|Traceback)\b|warns?\b|报错|警告|raises?\b", re.I)

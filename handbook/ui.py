@@ -76,6 +76,16 @@ LABELS = {
         "claim": "Verdict",
         "why": "In one line",
         "none": "No pages yet.",
+        "program": "The whole program",
+        "copy_program": "Copy the whole program",
+        "copied": "Copied",
+        "download_program": "Download {file}",
+        "run_as_is": "Every code block of this page, in order, as one file. Run it with `python {file}`",
+        "run_default": " (it downloads `{model}` from the Hub)",
+        "run_offline": "; offline, point it at a local model folder: `HANDBOOK_MODEL=/path/to/model python {file}`;"
+        " on the small real model the handbook checks every page on: "
+        "`HANDBOOK_MODEL=HuggingFaceTB/SmolLM2-135M-Instruct python {file}`.",
+        "run_plain": ".",
     },
     "zh": {
         "verdict": "常见说法",
@@ -97,6 +107,16 @@ LABELS = {
         "claim": "结论",
         "why": "一句话",
         "none": "暂无页面。",
+        "program": "完整程序",
+        "copy_program": "复制完整程序",
+        "copied": "已复制",
+        "download_program": "下载 {file}",
+        "run_as_is": "本页所有代码块按顺序合成的一个文件。用 `python {file}` 运行",
+        "run_default": "（会从 Hub 下载 `{model}`）",
+        "run_offline": "；离线时指向本地模型目录：`HANDBOOK_MODEL=/path/to/model python {file}`；"
+        "在本手册检查每一页所用的小型真实模型上运行："
+        "`HANDBOOK_MODEL=HuggingFaceTB/SmolLM2-135M-Instruct python {file}`。",
+        "run_plain": "。",
     },
 }
 
@@ -109,9 +129,27 @@ COMPAT_LABELS = {
         "failed": "failed",
         "outside": "outside the page's range",
         "not_run": "not run",
-        "stack": "Stack each TRL version ran with",
+        "skipped": "skipped",
+        "stack": "The stack of each column",
         "none": "The matrix has not been run yet: `make matrix`.",
         "why": "What failed outside a page's range",
+        "column": "Column",
+        "kind": "Kind",
+        "seconds": "Seconds",
+        "kinds": {"pinned": "pinned stack", "transformers": "transformers bounds", "release": "release-day stack"},
+        "pick": "Your versions",
+        "needs_js": "Choose your TRL and transformers versions (this part needs JavaScript; the tables below do not).",
+        "by_trl": "Every TRL release, on the pinned stack",
+        "by_trl_text": "Only TRL differs between these columns, so a change between two of them is TRL's doing.",
+        "by_stack": "The stacks users run",
+        "by_stack_text": "Each TRL release with the transformers, accelerate and peft current on the day it was "
+        "published (seed 0 only), and the newest TRL on the lowest transformers it accepts and on the newest one.",
+        "out_none": "TRL {trl} is not a column of the matrix: the nearest columns are {near}.",
+        "out_range": "Do not apply to your versions (outside the page's range): {n}",
+        "out_failed": "Apply, but failed on a column with TRL {trl}: {n}",
+        "out_ok": "Apply and passed on every column with TRL {trl}: {n} pages.",
+        "out_unobserved": "transformers {tf} was not a column with TRL {trl}; the columns with TRL {trl} ran "
+        "transformers {seen}.",
     },
     "zh": {
         "page": "页面",
@@ -120,9 +158,27 @@ COMPAT_LABELS = {
         "failed": "失败",
         "outside": "不在本页范围内",
         "not_run": "未运行",
-        "stack": "各 TRL 版本运行时的依赖版本",
+        "skipped": "跳过",
+        "stack": "每一列的依赖版本",
         "none": "尚未运行版本矩阵：`make matrix`。",
         "why": "超出页面范围时失败的原因",
+        "column": "列",
+        "kind": "类型",
+        "seconds": "秒",
+        "kinds": {"pinned": "固定依赖", "transformers": "transformers 上下限", "release": "发布当天的依赖"},
+        "pick": "你的版本",
+        "needs_js": "选择你的 TRL 和 transformers 版本（这一部分需要 JavaScript，下面的表格不需要）。",
+        "by_trl": "每个 TRL 版本，固定其余依赖",
+        "by_trl_text": "这些列之间只有 TRL 不同，所以两列之间的变化是 TRL 造成的。",
+        "by_stack": "用户实际使用的依赖组合",
+        "by_stack_text": "每个 TRL 版本配上它发布当天最新的 transformers、accelerate 和 peft（只跑种子 0），"
+        "以及最新 TRL 配它接受的最低 transformers 和最新 transformers。",
+        "out_none": "TRL {trl} 不是矩阵中的一列：最接近的列是 {near}。",
+        "out_range": "不适用于你的版本（超出页面范围）：{n}",
+        "out_failed": "适用，但在 TRL {trl} 的某一列上失败：{n}",
+        "out_ok": "适用且在 TRL {trl} 的每一列上都通过：{n} 页。",
+        "out_unobserved": "矩阵中没有 TRL {trl} 配 transformers {tf} 的列；"
+        "TRL {trl} 的列运行的是 transformers {seen}。",
     },
 }
 

@@ -1,19 +1,23 @@
-"""The committed TRL version matrix (compat/trl-matrix.json, written by `make matrix`) is current and clean.
+"""The committed version matrix (compat/trl-matrix.json, written by `make matrix`) is current and clean.
 
-- every pitfall page has a row for every version in the matrix, recorded for the code the page shows now
+- the plan (compat/matrix-columns.json) has every TRL minor release from 0.29 to the pin on the pinned stack, and
+  the pinned TRL on the lowest transformers it accepts and on a newer one than the pin;
+- every planned column ran, and every pitfall page has a cell in each, recorded for the code the page shows now
   (a snippet edited since its row was recorded makes the row stale: run `make matrix`);
-- no version inside a page's `trl:` range failed;
-- on the pinned TRL every page passed.
+- no column inside a page's `trl:`/`transformers:` ranges failed;
+- on the pinned stack every page passed.
 """
 
 from __future__ import annotations
 
 import json
+import re
+from importlib.metadata import requires, version
 
 import pytest
-from packaging.specifiers import SpecifierSet
+from packaging.version import Version
 
-from handbook import matrix, pages
+from handbook import contract, matrix, matrix_plan, pages
 
 PITFALLS = pages.pitfall_pages()
 
@@ -24,28 +28,54 @@ def data():
     return json.loads(matrix.RESULTS.read_text(encoding="utf-8"))
 
 
-def test_matrix_covers_the_pin_and_older_releases(data):
-    versions = list(data["versions"])
+def test_plan_has_every_minor_release_and_the_transformers_bounds():
+    cols = matrix_plan.load()
+    pinned = [Version(c.trl) for c in cols if c.kind == "pinned"]
+    minors = [(v.major, v.minor) for v in pinned]
+    assert minors[0] == (0, 29) and Version(matrix.pinned()) in pinned, minors
+    # consecutive: 0.29, then 1.0, 1.1, ... with no minor release left out
+    for a, b in zip(minors, minors[1:]):
+        assert b == (a[0], a[1] + 1) or (b[0] == a[0] + 1 and b[1] == 0), f"a minor release is missing after {a}"
+    assert [c.trl for c in cols if c.kind == "release"] == [str(v) for v in pinned]
+    low = re.search(r"transformers\s*\(?>=\s*([0-9.]+)", " ".join(requires("trl") or [])).group(1)
+    bounds = {c.install[1] for c in cols if c.kind == "transformers" and c.trl == matrix.pinned()}
+    assert f"transformers=={low}" in bounds, bounds
+    assert any(Version(b.split("==")[1]) > Version(version("transformers")) for b in bounds), bounds
+
+
+def test_every_planned_column_ran(data):
+    planned = [c.name for c in matrix_plan.load()]
     assert data["pinned"] == matrix.pinned(), "the matrix was recorded for another pin: run `make matrix`"
-    assert matrix.pinned() in versions and all(v in versions for v in matrix.BASELINE), versions
+    missing = [n for n in planned if n not in data["versions"]]
+    assert not missing, f"columns never run: {missing}: run `make matrix`"
+    for name in planned:
+        stack = data["versions"][name]["stack"]
+        assert {"trl", "transformers", "accelerate", "peft", "datasets"} <= set(stack), (name, stack)
 
 
 @pytest.mark.parametrize("page", PITFALLS, ids=lambda p: p.rel)
 def test_page_row_is_current_and_holds_in_range(data, page):
     cells = data["pages"].get(page.rel)
     if not cells:  # a new page: the matrix workflow (or `python -m handbook matrix --page ...`) fills its row
-        pytest.skip(f"{page.rel}: not yet run on other TRL releases (make matrix MATRIX_ARGS='--page {page.rel}')")
+        pytest.skip(f"{page.rel}: not yet run on other stacks (make matrix MATRIX_ARGS='--page {page.rel}')")
     missing = [v for v in data["versions"] if v not in cells]
-    assert not missing, f"{page.rel}: no result for trl {missing}: run `make matrix`"
+    assert not missing, f"{page.rel}: no result for {missing}: run `make matrix`"
     current = matrix.page_hash(page.path)
     stale = [v for v, c in cells.items() if c["hash"] != current]
-    assert not stale, f"{page.rel}: its code changed since the matrix ran on trl {stale}: run `make matrix`"
-    spec = SpecifierSet(page.meta["trl"])
+    assert not stale, f"{page.rel}: its code changed since the matrix ran on {stale}: run `make matrix`"
     failed = [
-        f"trl {v}: {c.get('reason', '')[:200]}"
-        for v, c in cells.items()
-        if c["outcome"] == "failed" and spec.contains(v)
+        f"{name}: {c.get('reason', '')[:200]}"
+        for name, c in cells.items()
+        if c["outcome"] == "failed" and contract.out_of_range(page.meta, data["versions"][name]["stack"]) is None
     ]
-    assert not failed, f"{page.rel}: fails inside its range trl{page.meta['trl']}:\n" + "\n".join(failed)
+    ranges = " ".join(f"{d}{page.meta[d]}" for d in contract.VERSIONED if page.meta.get(d))
+    assert not failed, f"{page.rel}: fails inside its range {ranges}:\n" + "\n".join(failed)
     pin = cells[matrix.pinned()]
     assert pin["outcome"] == "passed", f"{page.rel}: did not pass on the pinned trl {matrix.pinned()}: {pin}"
+
+
+def test_ranges_are_judged_on_the_columns_stack():
+    meta = {"trl": ">=1.12", "transformers": ">=5.23"}
+    assert contract.out_of_range(meta, {"trl": "1.16.0", "transformers": "5.24.0"}) is None
+    assert "transformers>=5.23" in contract.out_of_range(meta, {"trl": "1.16.0", "transformers": "4.56.2"})
+    assert "trl>=1.12" in contract.out_of_range(meta, {"trl": "1.6.0", "transformers": "5.24.0"})

@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-from handbook import pages, render, runs, ui
+from handbook import compat_page, pages, render, runs, ui
 
 
 @pytest.mark.parametrize("table", ["LABELS", "COMPAT_LABELS", "FINDER", "ADVICE_LABELS", "CHART"])
@@ -22,9 +22,37 @@ def test_chapter_and_section_titles_have_both_languages():
 
 
 def test_nothing_is_read_at_import():
+    importlib.reload(compat_page)
     importlib.reload(render)
     assert render.verified_versions.cache_info().currsize == 0
     assert render.matrix_results.cache_info().currsize == 0
+
+
+def test_verified_summary_joins_consecutive_releases(monkeypatch):
+    cols = {v: {"kind": "pinned", "trl": v} for v in ("0.29.1", "1.0.0", "1.1.0", "1.2.0", "1.3.0")}
+    cols["1.3.0@release"] = {"kind": "release", "trl": "1.3.0"}
+    passed = {"outcome": "passed"}
+    cells = {"0.29.1": passed, "1.1.0": passed, "1.2.0": passed, "1.3.0": passed, "1.3.0@release": {}}
+    monkeypatch.setattr(compat_page, "matrix_results", lambda: {"versions": cols, "pages": {"docs/x.md": cells}})
+    assert compat_page.summary("docs/x.md") == "0.29.1, 1.1.0–1.3.0 (4/5)"
+    assert compat_page.summary("docs/unknown.md") == ""
+
+
+def test_program_box_links_the_served_file_and_says_how_to_run_it():
+    meta = pages.pitfall_pages()[0]
+    fm = hp_model(meta)
+    code = render.program_code(fm)
+    en, zh = render.program_box(fm, "en", code), render.program_box(fm, "zh", code)
+    assert (
+        f'href="../../programs/{fm.chapter}/{fm.id}.py"' in en and f'"../../../programs/{fm.chapter}/{fm.id}.py"' in zh
+    )
+    assert code.endswith("\n") and not code.endswith("\n\n")
+    if "HANDBOOK_MODEL" in code:
+        assert "HANDBOOK_MODEL=/path/to/model" in en and "HANDBOOK_MODEL=/path/to/model" in zh
+
+
+def hp_model(page):
+    return pages.FrontMatter.model_validate(page.meta)
 
 
 @pytest.mark.parametrize(

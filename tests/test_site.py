@@ -409,3 +409,71 @@ def test_search_evaluation_set_top3(browser, server, capsys):
     failing = [lang for lang in ("en", "zh") if hits[lang] < FLOOR[lang] * sum(1 for e in entries if e["lang"] == lang)]
     assert not failing, "; ".join(report) + "\nmisses:\n" + "\n".join(m for lang in failing for m in misses[lang])
     assert all(sum(1 for e in entries if e["lang"] == lang) >= 50 for lang in ("en", "zh")), "fewer than 50 queries"
+
+
+def _clipboard_page(browser, server):
+    from urllib.parse import urlsplit
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    origin = "{0.scheme}://{0.netloc}".format(urlsplit(server))
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=origin)
+    return context, context.new_page()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_whole_program_copy_and_download_run(browser, server, tmp_path, lang):
+    """ "Copy the whole program" puts exactly the paste test's program on the clipboard; pasted into a file it
+    runs (on the tiny model here); the Download link serves the same file from both languages' pages."""
+    from handbook import contract, tiny
+
+    rel = "sft/eos-cut-by-truncation"
+    context, pg = _clipboard_page(browser, server)
+    pg.goto(f"{server}/{'zh/' if lang == 'zh' else ''}{rel}/")
+    pg.click(".hb-program__copy")
+    pg.wait_for_function("(b => b.textContent === b.dataset.copied)(document.querySelector('.hb-program__copy'))")
+    pasted = pg.evaluate("navigator.clipboard.readText()")
+    href = pg.get_attribute(".hb-program__download", "href")
+    served = pg.evaluate("(h) => fetch(h).then((r) => r.ok ? r.text() : 'HTTP ' + r.status)", href)
+    context.close()
+    expected = contract.page_code(ROOT / "docs" / f"{rel}.md")
+    assert pasted == expected and served == expected, (pasted[:200], served[:200])
+    program = tmp_path / "program.py"
+    program.write_text(pasted, encoding="utf-8")
+    env = dict(os.environ, HANDBOOK_MODEL=str(tiny.model_path(0)), HANDBOOK_LR_SCALE="300", OMP_NUM_THREADS="1")
+    proc = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+@pytest.mark.browser
+def test_code_blocks_copy_with_a_trailing_newline(browser, server):
+    """Each code block's copy button copies its text ending in a newline: the Fix then the Evidence, pasted one
+    after the other, is valid Python (without the newline the two blocks join on one line)."""
+    context, pg = _clipboard_page(browser, server)
+    pg.goto(f"{server}/online-rl/grpo-kl-keeps-rising-beta/")
+    pg.wait_for_selector(".md-content [data-md-type=copy]", state="attached")  # the theme adds them after load
+    copied = []
+    for button in pg.query_selector_all(".md-content [data-md-type=copy]")[:2]:
+        button.click()
+        pg.wait_for_timeout(300)
+        copied.append(pg.evaluate("navigator.clipboard.readText()"))
+    context.close()
+    assert len(copied) == 2 and all(text.endswith("\n") and not text.endswith("\n\n") for text in copied), copied
+    compile("".join(copied), "pasted.py", "exec")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_compatibility_picker_lists_pages_outside_the_readers_versions(page, server, lang):
+    """On the Compatibility page, choosing TRL 1.0.0 lists the pages whose range starts later; typing
+    transformers 4.56.2 adds the page that needs transformers >= 5.23."""
+    page.goto(f"{server}/{'zh/' if lang == 'zh' else ''}start/compatibility/")
+    out = page.locator(".hb-picker__out")
+    page.select_option(".hb-picker select[name=trl]", "1.0.0")
+    assert "grpo-entropy-collapse-entropy-coef/" in out.inner_html()
+    assert "lora-gradient-checkpointing/" not in out.inner_html()
+    page.fill(".hb-picker input[name=transformers]", "4.56.2")
+    assert "lora-gradient-checkpointing/" in out.inner_html()
+    page.click(".hb-picker__out a >> nth=0")
+    assert page.url.rstrip("/").rsplit("/", 1)[0] != f"{server}/start"  # a listed page opens
+    assert not page.external_requests

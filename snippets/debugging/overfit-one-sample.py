@@ -57,8 +57,12 @@ def check(seed: int = 0) -> str:
     # memorises one answer within a few steps at 1e-4 (8 steps keep the check short on a CPU).
     learning_rate, steps = (1e-2, 40) if model.num_parameters() < 10_000_000 else (1e-4, 8)
     good = overfit_one_sample(model, learning_rate, seed, steps)
-    bad = overfit_one_sample(load(seed, frozen=True), learning_rate, seed, steps)
     assert good[-1] < 0.1 * good[0], f"claim: a healthy setup memorises one sample, {good[0]:.3f} -> {good[-1]:.3f}"
+    try:
+        bad = overfit_one_sample(load(seed, frozen=True), learning_rate, seed, steps)
+    except RuntimeError as err:  # transformers 4.x: the first backward finds nothing to differentiate
+        assert "does not require grad" in str(err), f"claim: frozen weights fail at the first backward: {err}"
+        return f"lr {learning_rate:g}: healthy loss {good[0]:.2f} -> {good[-1]:.3f}; frozen: RuntimeError ({err})"
     assert bad[-1] > 0.9 * bad[0], f"claim: with frozen weights the loss stays flat, {bad[0]:.3f} -> {bad[-1]:.3f}"
     return (
         f"lr {learning_rate:g}: healthy loss {good[0]:.2f} -> {good[-1]:.3f} in {len(good)} steps; "

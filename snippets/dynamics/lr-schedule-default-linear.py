@@ -6,13 +6,18 @@ Page: docs/dynamics/lr-schedule-default-linear.md (中文: docs/dynamics/lr-sche
 
 # --8<-- [start:fix]
 import torch
+import transformers
+from packaging.version import Version
 from trl import GRPOConfig
 
-# Cosine decay with a linear warm-up over the first 10% of steps (in transformers 5 a warmup_steps below 1 is a
-# ratio; warmup_ratio is gone). The same two arguments work in DPOConfig and SFTConfig.
+# A linear warm-up over the first 10% of steps. transformers 5.0 reads a warmup_steps below 1 as that ratio and
+# 5.15 removed warmup_ratio; on 4.x warmup_steps must be an integer, so the ratio goes in warmup_ratio there.
+WARMUP = {"warmup_steps": 0.1} if Version(transformers.__version__) >= Version("5.0") else {"warmup_ratio": 0.1}
+
+# Cosine decay after the warm-up. The same two arguments work in DPOConfig and SFTConfig.
 grpo_config = GRPOConfig(
     lr_scheduler_type="cosine",
-    warmup_steps=0.1,
+    **WARMUP,
     learning_rate=1e-6,  # GRPOConfig's default peak, written down
     bf16=torch.cuda.is_available(),
 )
