@@ -33,6 +33,16 @@ RUN_NUMBER = re.compile(r"\{\{\s*(symptom|fix)\.([\w./-]+)\.(first|last|min|max|
 ``{{ fix.loss.last:4 }}`` for 4; see handbook/runs.py)."""
 
 
+class ChartReference(BaseModel):
+    """``chart.reference``: a dashed line at the value the page is about (e.g. ln 2 = 0.6931 for a DPO loss)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    metric: str
+    value: float
+    label: str = Field(min_length=1, max_length=30)
+
+
 class ChartSpec(BaseModel):
     """``chart:`` in front matter: which logged metrics of which recorded trainer runs the page plots."""
 
@@ -44,6 +54,8 @@ class ChartSpec(BaseModel):
     """Which trainer runs of ``check(seed)`` they are: 1 = the first trainer the check builds."""
     caption: str | None = None
     """Optional sentence after the generated caption, in the page's language."""
+    reference: ChartReference | None = None
+    """Optional dashed line in one panel (its ``metric`` must be one of ``metrics``)."""
 
     @field_validator("metrics")
     @classmethod
@@ -61,6 +73,12 @@ class ChartSpec(BaseModel):
         if len(set(v.values())) != len(v):
             raise ValueError("symptom and fix must be different runs")
         return v
+
+    @model_validator(mode="after")
+    def _reference(self):
+        if self.reference is not None and self.reference.metric not in self.metrics:
+            raise ValueError(f"reference.metric {self.reference.metric!r} is not one of metrics {self.metrics}")
+        return self
 
 
 def advice_ids(v: list[str]) -> list[str]:

@@ -92,6 +92,20 @@ def test_patterns():
     assert R.diagnose(rows, [{**PAGE, "rule": {**both, "match": "any"}}])
 
 
+def test_short_excerpt_and_unless():
+    """A metric logged fewer times than ``for`` (a pasted row or two) matches when all its values do; ``unless``
+    conditions veto a rule."""
+    rule = {"when": [{"metric": "loss", "is": "below", "value": 0.05, "for": 3}]}
+    one = [{"step": 1, "loss": 0.0, "grad_norm": 0.0}]
+    assert R.diagnose(one, [{**PAGE, "rule": rule}])
+    assert not R.diagnose(one + [{"step": 2, "loss": 0.5}], [{**PAGE, "rule": rule}])
+    vetoed = {**rule, "unless": [{"metric": "grad_norm", "is": "below", "value": 1e-10}]}
+    assert not R.diagnose(one, [{**PAGE, "rule": vetoed}])
+    assert R.diagnose([{"step": 1, "loss": 0.0}], [{**PAGE, "rule": vetoed}])  # grad_norm not logged: no veto
+    assert R.validate_rule({**rule, "unless": "grad_norm"})
+    assert any(e.startswith("doctor.unless[0]") for e in R.validate_rule({**rule, "unless": [{"metric": "x"}]}))
+
+
 @pytest.mark.parametrize(
     "rule,field",
     [
@@ -277,3 +291,8 @@ def test_other_frameworks_metric_names_map_onto_trls(tmp_path):
     verl.write_text('{"actor/entropy": 1.2, "critic/score/mean": 0.3, "actor/pg_loss": 0.01, "step": 7}\n')
     (row,) = cli.read_log(verl)
     assert (row["entropy"], row["reward"], row["loss"], row["step"]) == (1.2, 0.3, 0.01, 7)
+    summary = tmp_path / "summary.txt"
+    summary.write_text("completions/clipped_ratio: 1   reward: 0\nloss: 0   clip_ratio: 0.0\n", encoding="utf-8")
+    first, second = cli.read_log(summary)
+    assert (first["completions/clipped_ratio"], first["reward"]) == ("1", "0")
+    assert second["clip_ratio/region_mean"] == "0.0"

@@ -1,8 +1,10 @@
 """The log doctor on real logs users pasted into public threads (``doctor/tests/corpus/``, each with its source).
 
-``make test`` prints, per source project: right (a page the thread's answer points to is among the findings),
-wrong (findings, none of them that page), silent (no finding), and false alarms (a problem named on a log the
-thread calls healthy). Logs whose thread gives no answer a page covers are counted as unlabelled.
+``make test`` prints, per source project: right (a page the log is labelled with is among the findings, or no
+problem on a healthy log no page explains), wrong (findings, none of them that page), silent (no finding), and false
+alarms (a problem named on a log the thread calls healthy). Every log is labelled: with the page(s) the thread's
+answer points to, or, where the thread has no answer, the page(s) its ``note`` reasons for; ``pages: []`` only on a
+healthy log (``problem: false``).
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from handbook import doctor_rules, pages
 CORPUS = pages.ROOT / "doctor" / "tests" / "corpus"
 ENTRIES = yaml.safe_load((CORPUS / "index.yaml").read_text(encoding="utf-8"))
 FIELDS = {"file", "source", "project", "trainer", "format", "pages", "problem", "answer"}
+RIGHT_SHARE = 0.85
+"""The doctor must name a labelled page for at least this share of the corpus (issue 23)."""
 KNOWN = {f"{p.meta['chapter']}/{p.meta['id']}" for p in pages.pitfall_pages()}
 
 
@@ -29,6 +33,7 @@ def test_corpus_entry_is_well_formed(entry):
     assert entry["source"].startswith("https://"), entry["source"]
     assert (CORPUS / entry["file"]).is_file(), entry["file"]
     assert set(entry["pages"]) <= KNOWN, f"{entry['file']}: unknown pages {set(entry['pages']) - KNOWN}"
+    assert entry["pages"] or not entry["problem"], f"{entry['file']}: a problem log needs the page(s) it points to"
     cli.read_log(CORPUS / entry["file"])  # every pasted format is readable (raises LogError otherwise)
 
 
@@ -37,8 +42,6 @@ def _score(entry, findings) -> str:
     problems = [f for f in findings if f.kind == "problem"]
     if not entry["problem"] and not entry["pages"]:
         return "false alarm" if problems else "right"
-    if not entry["pages"]:
-        return "unlabelled"
     if not named:
         return "silent"
     if not entry["problem"] and problems:
@@ -54,12 +57,15 @@ def test_corpus_figures(record_property):
         outcome = _score(entry, findings)
         table[entry["project"]][outcome] += 1
         table["all"][outcome] += 1
-    kinds = ("right", "wrong", "silent", "false alarm", "unlabelled")
+    kinds = ("right", "wrong", "silent", "false alarm")
     lines = [f"{project:14} " + "  ".join(f"{k} {c[k]}" for k in kinds) for project, c in sorted(table.items())]
     record_property("figures", f"log doctor on {len(ENTRIES)} real logs from public threads:\n" + "\n".join(lines))
-    healthy = table["all"]
-    assert healthy["false alarm"] == 0, "the doctor named a problem on a log its thread calls healthy"
-    assert healthy["right"] >= 5, f"the doctor names the thread's page for too few real logs: {dict(healthy)}"
+    total = table["all"]
+    assert total["false alarm"] == 0, "the doctor named a problem on a log its thread calls healthy"
+    assert total["right"] >= RIGHT_SHARE * len(ENTRIES), (
+        f"the doctor names a labelled page for {total['right']}/{len(ENTRIES)} real logs, under {RIGHT_SHARE:.0%}: "
+        + "\n".join(lines)
+    )
 
 
 def test_corpus_is_real_and_sourced():

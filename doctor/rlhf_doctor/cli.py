@@ -50,6 +50,7 @@ ALIASES = {
     # ms-swift / older TRL spellings
     "completion_length": "completions/mean_length",
     "clipped_ratio": "completions/clipped_ratio",
+    "clip_ratio": "clip_ratio/region_mean",  # TRL before 0.17 and ms-swift: one clip fraction
     "mean_length": "completions/mean_length",
     "reward_mean": "reward",
     "lr": "learning_rate",
@@ -59,6 +60,8 @@ TRL name when it logs both."""
 DICT_SPAN = re.compile(r"\{\s*'[^']+'\s*:[^{}]*\}")
 QUOTED_PAIR = re.compile(r"'([^']+)'\s*:\s*('[^']*'|[^,'{}]+)")
 KV_PAIR = re.compile(r"(?:^|\s-\s)([\w/().@-]+):\s*([^\s]+)")
+SPACED_PAIR = re.compile(r"(?:^|\s{2,})([\w/().@-]+):\s*([^\s]+)(?=\s{2,}|\s*$)")
+"""``name: value`` pairs separated by two or more spaces (a metrics summary pasted from a dashboard or a note)."""
 COLUMNS = {"step": "step", "training loss": "loss", "validation loss": "eval_loss", "epoch": "epoch"}
 """Column titles of the Trainer's notebook table -> the names it logs."""
 TEXT = {
@@ -216,10 +219,11 @@ def _line_rows(text: str, source: str) -> list[dict] | None:
 
 def _pair_rows(text: str, source: str) -> list[dict] | None:
     """Logs pasted without braces: ``'loss': 0.0, 'grad_norm': nan`` (a dict cut out of a line), or verl's
-    ``step:1 - actor/entropy:0.44 - critic/score/mean:0.59``; one row per line that holds two or more values."""
+    ``step:1 - actor/entropy:0.44 - critic/score/mean:0.59``, or ``reward: 0   loss: 0`` (pairs two or more spaces
+    apart); one row per line that holds two or more values."""
     items = []
     for line in text.splitlines():
-        pairs = QUOTED_PAIR.findall(line) or (KV_PAIR.findall(line) if " - " in line else [])
+        pairs = QUOTED_PAIR.findall(line) or (KV_PAIR.findall(line) if " - " in line else SPACED_PAIR.findall(line))
         row = {k: v.strip().strip("'\"") for k, v in pairs}
         if sum(R._value(v) is not None for v in row.values()) >= 2:
             items.append(row)

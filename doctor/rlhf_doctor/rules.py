@@ -3,7 +3,9 @@
 A log is a list of rows (dicts of logged values, each with a ``step``), as in ``trainer_state.json``'s
 ``log_history``. A rule belongs to a handbook page and holds conditions over logged metrics; it matches when
 all of them (``match: all``) or one of them (``match: any``) hold. Each condition names a ``metric`` (a key as
-logged; ``*`` matches any characters, e.g. ``rewards/*/std``) and a pattern ``is``:
+logged; ``*`` matches any characters, e.g. ``rewards/*/std``) and a pattern ``is``. A rule may also list
+``unless`` conditions: it does not match when any of them holds (e.g. an expected pattern that does not apply
+when ``grad_norm`` is 0).
 
 =========  =====================================================================================================
 above      ``for`` consecutive logged values above ``value``
@@ -18,6 +20,9 @@ nan        a NaN or infinite value
 missing    the key is never logged (while the log has rows)
 present    the key is logged at least once
 =========  =====================================================================================================
+
+For ``above``, ``below`` and ``equals``, a metric logged fewer than ``for`` times (a few rows pasted from a
+console) matches when every one of its logged values does.
 """
 
 from __future__ import annotations
@@ -100,18 +105,23 @@ def _runs(points, ok, n):
     return None
 
 
+def _short(pts, n):
+    """``for`` on an excerpt: at most the number of values logged (a pasted log of 1 or 2 rows)."""
+    return max(1, min(n, len(pts)))
+
+
 def _above(pts, finite, cond, n):
-    return _runs(pts, lambda v: math.isfinite(v) and v > cond["value"], n)
+    return _runs(pts, lambda v: math.isfinite(v) and v > cond["value"], _short(pts, n))
 
 
 def _below(pts, finite, cond, n):
-    return _runs(pts, lambda v: math.isfinite(v) and v < cond["value"], n)
+    return _runs(pts, lambda v: math.isfinite(v) and v < cond["value"], _short(pts, n))
 
 
 def _equals(pts, finite, cond, n):
     value = cond["value"]
     limit = cond.get("tol", 1e-3) * max(abs(value), 1e-12)
-    return _runs(pts, lambda v: math.isfinite(v) and abs(v - value) <= limit, n)
+    return _runs(pts, lambda v: math.isfinite(v) and abs(v - value) <= limit, _short(pts, n))
 
 
 def _constant(pts, finite, cond, n):
@@ -245,6 +255,8 @@ def diagnose(log: list[dict], rules: list[dict] | None = None, lang: str = "en")
         held = [(c, r) for c, r in results if r]
         if not held or (rule.get("match", "all") == "all" and len(held) != len(results)):
             continue
+        if any(_condition(c, log, all_keys) for c in rule.get("unless", [])):
+            continue
         evidence = [Evidence(metric, describe(c, lang, metric), points) for c, r in held for metric, points in r]
         findings.append(Finding(page, evidence))
     findings.sort(key=lambda f: (f.kind == "expected", -len(f.evidence), f.first_step, f.page["id"]))
@@ -255,10 +267,10 @@ def validate_rule(rule: dict) -> list[str]:
     """Problems with a rule (a page's ``doctor:`` front matter), as 'field: message' strings."""
     errors = []
     if not isinstance(rule, dict):
-        return ["doctor: must be a mapping with 'when' (and optional 'match')"]
-    unknown = set(rule) - {"when", "match", "kind"}
+        return ["doctor: must be a mapping with 'when' (and optional 'match', 'kind', 'unless')"]
+    unknown = set(rule) - {"when", "match", "kind", "unless"}
     if unknown:
-        errors.append(f"doctor: unknown key(s) {sorted(unknown)}; allowed: when, match, kind")
+        errors.append(f"doctor: unknown key(s) {sorted(unknown)}; allowed: when, match, kind, unless")
     if rule.get("kind", "problem") not in KINDS:
         errors.append(f"doctor.kind: {rule.get('kind')!r} must be one of {list(KINDS)}")
     if rule.get("match", "all") not in ("all", "any"):
@@ -268,6 +280,11 @@ def validate_rule(rule: dict) -> list[str]:
         return errors + ["doctor.when: a non-empty list of conditions"]
     for i, cond in enumerate(when):
         errors += _validate_condition(cond, f"doctor.when[{i}]")
+    unless = rule.get("unless", [])
+    if not isinstance(unless, list):
+        return errors + ["doctor.unless: a list of conditions (the rule does not match when any holds)"]
+    for i, cond in enumerate(unless):
+        errors += _validate_condition(cond, f"doctor.unless[{i}]")
     return errors
 
 
