@@ -24,14 +24,19 @@ from handbook import pages, real_runs, runs, ui
 CACHE = pages.ROOT / ".cache" / "charts"
 INK = "#010101"  # matplotlib's text and axes colour, replaced by currentColor
 COLOURS = {"symptom": "#e8590c", "fix": "#1c7ed6"}
-MAX_BYTES = 30_000
+MAX_BYTES = 60_000
+"""A figure holds two drawings, side by side panels and stacked ones for phones: about 30 KB each at most."""
 
 
 def _series_by_seed(rec: dict, run: int, metric: str) -> dict[str, list[tuple[int, float]]]:
     return {seed: s for seed in rec.get("seeds", {}) if (s := runs.series(rec, run, metric, seed))}
 
 
-def _svg(rec: dict, spec: dict, lang: str) -> str:
+NARROW_WIDTH_IN = 3.5
+"""A phone's chart: panels stacked, drawn 3.5 in wide, so 8 pt text (legend) stays above 11 px at 390 px."""
+
+
+def _svg(rec: dict, spec: dict, lang: str, narrow: bool = False) -> str:
     import matplotlib
 
     matplotlib.use("svg")
@@ -42,7 +47,7 @@ def _svg(rec: dict, spec: dict, lang: str) -> str:
     metrics = spec["metrics"]
     style = {
         "svg.fonttype": "none",
-        "svg.hashsalt": "handbook",
+        "svg.hashsalt": "handbook-narrow" if narrow else "handbook",  # two SVGs on one page: distinct ids
         "font.size": 9,
         "font.family": "sans-serif",
         "axes.spines.top": False,
@@ -57,8 +62,25 @@ def _svg(rec: dict, spec: dict, lang: str) -> str:
         "path.simplify": True,
     }
     with plt.rc_context(style):
-        fig, axes = plt.subplots(1, len(metrics), figsize=(min(3.4 * len(metrics), 7.6), 2.5), squeeze=False)
-        for ax, metric in zip(axes[0], metrics):
+        if narrow:
+            fig, axes = plt.subplots(len(metrics), 1, figsize=(NARROW_WIDTH_IN, 2.1 * len(metrics)), squeeze=False)
+            panels = [row[0] for row in axes]
+        else:
+            fig, axes = plt.subplots(1, len(metrics), figsize=(min(3.4 * len(metrics), 7.6), 2.5), squeeze=False)
+            panels = list(axes[0])
+        ref = spec.get("reference")
+        for ax, metric in zip(panels, metrics):
+            if ref and ref["metric"] == metric:
+                ax.axhline(ref["value"], color=INK, alpha=0.55, linewidth=0.9, linestyle=(0, (4, 3)))
+                ax.annotate(
+                    ref["label"],
+                    (1.0, ref["value"]),
+                    xycoords=("axes fraction", "data"),
+                    ha="right",
+                    va="bottom",
+                    fontsize=8,
+                    alpha=0.8,
+                )
             for label, n in spec["runs"].items():
                 by_seed = _series_by_seed(rec, n, metric)
                 if not by_seed:
@@ -94,7 +116,7 @@ def _svg(rec: dict, spec: dict, lang: str) -> str:
                 ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
             ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
             ax.grid(True, axis="y", color=INK, alpha=0.12, linewidth=0.6)
-        axes[0][0].legend(frameon=False, fontsize=8)
+        panels[0].legend(frameon=False, fontsize=8)
         fig.tight_layout(pad=0.4)
         buf = io.StringIO()
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, transparent=True)
@@ -103,7 +125,8 @@ def _svg(rec: dict, spec: dict, lang: str) -> str:
     svg = svg[svg.index("<svg") :]  # no XML declaration or DOCTYPE inside HTML
     svg = svg.replace(INK, "currentColor")
     svg = re.sub(r"font-family: [^;\"]*", "font-family: inherit", svg)  # the page's font
-    svg = re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', r'<svg \1class="hb-chart__svg"', svg, count=1)
+    cls = "hb-chart__svg hb-chart__svg--narrow" if narrow else "hb-chart__svg hb-chart__svg--wide"
+    svg = re.sub(r'<svg ([^>]*?)width="[^"]*" height="[^"]*"', rf'<svg \1class="{cls}"', svg, count=1)
     svg = re.sub(r"<metadata>.*?</metadata>", "", svg, flags=re.S)
     svg = re.sub(r"\n\s*\n", "\n", svg)  # a blank line would end the raw HTML block in Markdown
     svg = re.sub(r"\n\s+", "\n", svg)
@@ -121,17 +144,19 @@ def figure(meta: dict, lang: str) -> str:
         json.dumps([rec, {k: v for k, v in spec.items() if k != "caption"}, lang], sort_keys=True).encode()
         + pathlib.Path(__file__).read_bytes()  # a change to the drawing redraws every chart
     ).hexdigest()[:20]
-    cached = CACHE / f"{key}.svg"
-    if cached.is_file():
-        svg = cached.read_text(encoding="utf-8")
-    else:
-        svg = _svg(rec, spec, lang)
-        CACHE.mkdir(parents=True, exist_ok=True)
-        cached.write_text(svg, encoding="utf-8")
+    svgs = []
+    for narrow in (False, True):  # CSS shows the stacked one on narrow screens (docs/stylesheets/extra.css)
+        cached = CACHE / f"{key}{'-narrow' if narrow else ''}.svg"
+        if cached.is_file():
+            svgs.append(cached.read_text(encoding="utf-8"))
+        else:
+            svgs.append(_svg(rec, spec, lang, narrow))
+            CACHE.mkdir(parents=True, exist_ok=True)
+            cached.write_text(svgs[-1], encoding="utf-8")
     metrics = ", ".join(f"<code>{html.escape(m)}</code>" for m in spec["metrics"])
     labels = words["and"].join(words[label] for label in spec["runs"])
     alt = words["alt"].format(metrics=", ".join(spec["metrics"]), labels=labels)
-    svg = svg.replace("<svg ", f'<svg role="img" aria-label="{html.escape(alt)}" ', 1)
+    svg = "\n".join(x.replace("<svg ", f'<svg role="img" aria-label="{html.escape(alt)}" ', 1) for x in svgs)
     model = words["tiny"] if rec.get("model", "tiny") == "tiny" else html.escape(rec["model"])
     seeds = words["range"].format(seeds=", ".join(rec["seeds"])) if len(rec["seeds"]) > 1 else ""
     caption = words["caption"].format(metrics=metrics, trl=html.escape(rec.get("trl", "?")), model=model, seeds=seeds)

@@ -52,7 +52,9 @@ def _badge(cls: str, label: str, value_html: str, href: str | None = None) -> st
     return f'<span class="hb-badge {cls}">{inner}</span>'
 
 
-IDENT = re.compile(r"^[\w.()/=<>\[\]-]*[_/=][\w.()/=<>\[\]-]*$", re.ASCII)
+IDENT = re.compile(r"^(?=.*\w)[\w.()/=<>\[\]-]*[_/=][\w.()/=<>\[\]-]*$", re.ASCII)
+"""An identifier, a metric key or a key=value: has an underscore, a slash or an equals sign, and a letter or digit
+(a lone ``/`` or ``=`` is prose)."""
 
 
 def _code(text: str) -> str:
@@ -115,6 +117,20 @@ def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     out += [f"    - {symptom_markdown(s)}" for s in meta.symptoms]
     out += ["", f"    *{html.escape(t['why'])}:* {html.escape(meta.verdict_reason)}", ""]
     return "\n".join(out)
+
+
+def search_preview_first(text: str, lang: str) -> str:
+    """A pitfall page's search text with its one-line answer first: the search result preview shows the start of
+    the text, which would otherwise be the badge row run together. The badges go; the symptom list stays."""
+    t = LABELS[lang]
+    intro = f"<p>{html.escape(t['symptoms'])}</p>"
+    if intro not in text:
+        return text
+    text = text[text.index(intro) :]
+    m = re.search(rf"<p>(?:<em>)?{re.escape(html.escape(t['why']))}(?:</em>)?[:：]?\s*(.*?)</p>", text, re.S)
+    if not m:
+        return text
+    return f"<p>{m.group(1).strip()}</p> " + text[: m.start()] + text[m.end() :]
 
 
 # -- the whole program -------------------------------------------------------------------------------------

@@ -1,7 +1,8 @@
 """MkDocs hook: run charts and quoted run numbers, from the page's run record (handbook/charts.py).
 
 - A pitfall page with ``chart:`` in its front matter shows a ``<figure>`` (inline SVG, caption in the page's
-  language) at the end of its Evidence section, or where ``<!-- handbook:run-chart -->`` stands.
+  language) at the top of its Evidence section (what the runs showed, before the code that produced it), or where
+  ``<!-- handbook:run-chart -->`` stands.
 - ``{{ fix.grad_norm.max }}`` in a page's text becomes that number from seed 0 of the record, so figures in the
   text never drift from what the tests observed.
 A missing or unreadable record stops the build with the page named (``python -m handbook check`` reports the
@@ -18,7 +19,7 @@ from mkdocs.exceptions import PluginError
 from handbook import charts
 from handbook import pages as hp
 
-RELATED = re.compile(r"^## .*\{#related\}\s*$", re.M)
+EVIDENCE = re.compile(r"^## .*\{#evidence\}[ \t]*\n", re.M)
 PLACEHOLDER = "<!-- handbook:run-chart -->"
 
 
@@ -36,5 +37,5 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
         raise PluginError(f"{page.file.src_uri}: field 'chart': {e}") from e
     if PLACEHOLDER in markdown:
         return markdown.replace(PLACEHOLDER, fig, 1)
-    m = RELATED.search(markdown)
-    return markdown[: m.start()] + fig.lstrip("\n") + markdown[m.start() :] if m else markdown + fig
+    m = EVIDENCE.search(markdown)
+    return markdown[: m.end()] + fig + markdown[m.end() :] if m else markdown + fig

@@ -25,6 +25,7 @@ from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
 from handbook import pages as hp
+from handbook import render
 
 _SEGMENT = re.compile(
     r"function (\w+)\((\w),(\w)\)\{let (\w)=new Set,(\w)=new Uint16Array\(\2\.length\);.*?"
@@ -104,6 +105,8 @@ def split_index(site_dir: pathlib.Path) -> dict[str, int]:
             loc = loc.removeprefix(prefix)
             # code blocks are a third of the text and not what a reader types: the index keeps the prose
             entry = {**doc, "location": loc, "text": CODE_BLOCK.sub(" ", doc["text"])}
+            if "#" not in loc:  # a page's own entry: its preview starts with the one-line answer, not the badges
+                entry["text"] = render.search_preview_first(entry["text"], lang)
             if "#" in loc:
                 entry["boost"] = SECTION_BOOST
             else:

@@ -106,3 +106,20 @@ def test_table_cells_keep_identifiers_literal():
 def test_the_home_page_lists_every_chapter():
     table = render.PLACEHOLDERS["chapters"]("index.md", "zh")
     assert all(f"]({chapter}/index.md)" in table for chapter in ui.CHAPTERS), table
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_search_preview_starts_with_the_one_line_answer(lang):
+    t = ui.LABELS[lang]
+    text = (
+        f"Common advicewrong Applies to TRL&gt;=0.29 <p>{t['symptoms']}</p> <ul> <li>x</li> </ul> "
+        f"<p>{t['why']}: the answer.</p>"
+    )
+    out = render.search_preview_first(text, lang)
+    assert out.startswith("<p>the answer.</p>") and "Applies to" not in out and "<li>x</li>" in out
+    assert render.search_preview_first("<p>a guide page</p>", lang) == "<p>a guide page</p>"
+
+
+def test_a_lone_symbol_is_prose_not_code():
+    assert render.symptom_markdown("reward_std = 0") == "`reward_std` = 0"
+    assert render.symptom_markdown("loss / grad_norm") == "loss / `grad_norm`"

@@ -501,3 +501,45 @@ def test_pasted_text_searches_without_a_key_press_and_chinese_gets_a_hint(page, 
     page.goto(hint.get_attribute("href"))
     page.wait_for_selector(".md-search-result__item", timeout=5000)  # the theme's ?q= opens search with it
     assert "/zh/" in page.eval_on_selector(".md-search-result__item > a", "a => a.href")
+
+
+PHONE_PAGES = [
+    "/",
+    "/preference/",
+    "/start/advice/",
+    "/start/compatibility/",
+    "/start/symptoms/",
+    "/preference/dpo-loss-stuck-ln2/",
+    "/zh/",
+    "/zh/preference/",
+    "/zh/start/advice/",
+    "/zh/preference/dpo-loss-stuck-ln2/",
+    "/walkthroughs/sft-label-mask/",
+]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("path", PHONE_PAGES)
+def test_phone_width_no_page_overflow_and_readable_charts(browser, server, path):
+    """At 390 px the page itself never scrolls sideways (a wide table scrolls inside its own box), chart text is
+    at least 11 px, and a plot image is shown at the width of the content."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
+    pg = context.new_page()
+    pg.goto(server + path)
+    pg.wait_for_timeout(300)
+    overflow = pg.evaluate("document.scrollingElement.scrollWidth - window.innerWidth")
+    chart_px = pg.evaluate(
+        """() => [...document.querySelectorAll('svg.hb-chart__svg')].filter(s => s.getBoundingClientRect().width)
+        .flatMap(s => { const k = s.getBoundingClientRect().width / s.viewBox.baseVal.width;
+          return [...s.querySelectorAll('text')].map(t => parseFloat(getComputedStyle(t).fontSize) * k); })"""
+    )
+    images = pg.evaluate(
+        """() => { const w = document.querySelector('.md-content__inner').clientWidth;
+        return [...document.querySelectorAll('.md-content img')].filter(i => i.naturalWidth > w)
+          .map(i => [i.getBoundingClientRect().width, w]); }"""
+    )
+    context.close()
+    assert overflow <= 1, f"{path}: the page is {overflow} px wider than a 390 px screen"
+    assert not chart_px or min(chart_px) >= 11, f"{path}: chart text at {min(chart_px):.1f} px"
+    narrow = [(round(w), cw) for w, cw in images if w < 0.9 * cw]
+    assert not narrow, f"{path}: plot images narrower than the content (shown, content): {narrow}"
