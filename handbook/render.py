@@ -321,3 +321,20 @@ PLACEHOLDERS = {
     "versions": _versions,
     "compatibility": _compatibility,
 }
+
+
+NOTEBOOK_STYLE = re.compile(r'<style type="text/css">\s*(?:@charset "UTF-8";)?\.jupyter-wrapper\{.*?</style>', re.S)
+
+
+def share_notebook_css(output: str, href: str) -> tuple[str, str]:
+    """mkdocs-jupyter inlines JupyterLab's stylesheets (about 580 KB) into every notebook page: move them into
+    one file at ``href`` that the browser caches once. Returns the page without them (one ``<link>`` where the
+    first stood) and the CSS to write; a page without them comes back unchanged with ``""``."""
+    blocks = [m.group(0) for m in NOTEBOOK_STYLE.finditer(output)]
+    if not blocks:
+        return output, ""
+    css = "\n".join(re.sub(r"^<style[^>]*>|</style>$", "", b) for b in blocks)
+    out = output.replace(blocks[0], f'<link rel="stylesheet" href="{html.escape(href, quote=True)}">', 1)
+    for b in blocks[1:]:
+        out = out.replace(b, "", 1)
+    return out, css

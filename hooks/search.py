@@ -51,11 +51,15 @@ ZH_STOP = (
 """Chinese words of a question that say nothing about the problem (longest first where one contains another)."""
 _QUERY = r'search(e){if(e=e.replace(new RegExp("\\p{sc=Han}+","gu")'
 _QUERY_FIXED = (
-    r'search(e){if(e=e.replace(/[\/_=:()\[\]`,!?"\'，。？！、：；（）“”‘’]+/g," ")'
+    # an identifier keeps a whole form too: "num_generations" also searches "numgenerations", which only the
+    # pages that name it carry (the index's `ids` field, see identifiers())
+    r'search(e){if(e=e.replace(/[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+/g,m=>m+" "+m.replace(/_/g,""))'
+    r'.replace(/[\/_=:()\[\]`,!?"\'，。？！、：；（）“”‘’]+/g," ")'
     # a Chinese run and an identifier or number written against it are separate words: "GRPO训练reward的std"
     r'.replace(/(\p{sc=Han})(?=[^\p{sc=Han}\s])|([^\p{sc=Han}\s])(?=\p{sc=Han})/gu,"$1$2 ")'
     # CamelCase splits as the index does: "PPOTrainer" -> "PPO Trainer"
-    r'.replace(/([a-z0-9])(?=[A-Z])|([A-Z])(?=[A-Z][a-z])/g,"$1$2 "),'
+    # CamelCase splits as the index does: "PPOTrainer" -> "PPO Trainer"; a size stays whole: "7B", "0.5B"
+    r'.replace(/([a-z])(?=[A-Z])|([A-Z])(?=[A-Z][a-z])/g,"$1$2 "),'
     # words that say nothing about the problem ("why", "the"; 请问, 为什么) would still match as prefixes
     r"(e=e.split(/\s+/).filter(w=>!/^[A-Za-z]+$/.test(w)"
     r'||lunr.stopWordFilter(new lunr.Token(w.toLowerCase()))).join(" ")),'
@@ -67,7 +71,24 @@ _QUERY_FIXED = (
 
 
 CODE_BLOCK = re.compile(r"<pre>.*?</pre>", re.S)
-FIELDS = {"title": {"boost": 1000.0}, "symptoms": {"boost": 1000.0}, "tags": {"boost": 10.0}, "text": {"boost": 1.0}}
+FIELDS = {
+    "title": {"boost": 1000.0},
+    "symptoms": {"boost": 1000.0},
+    "ids": {"boost": 100.0},
+    "tags": {"boost": 10.0},
+    "text": {"boost": 1.0},
+}
+IDENTIFIER = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+
+
+def identifiers(*texts: str) -> str:
+    """The snake_case identifiers a page names, each joined into one word ("num_generations" ->
+    "numgenerations"): the index splits words on "_", so only this form tells the page that names
+    `num_generations` from every page that says "number" and "generations"."""
+    seen = dict.fromkeys(m.group(0).replace("_", "").lower() for t in texts for m in IDENTIFIER.finditer(t))
+    return " ".join(seen)
+
+
 PIPELINES = {"en": ["trimmer", "stopWordFilter", "stemmer"], "zh": ["stopWordFilter"]}
 PAGE_BOOST, SECTION_BOOST = 2.0, 1.0
 
@@ -112,6 +133,7 @@ def split_index(site_dir: pathlib.Path) -> dict[str, int]:
             else:
                 entry["boost"] = PAGE_BOOST
                 entry["symptoms"] = _symptoms(loc, lang)
+                entry["ids"] = identifiers(doc.get("title", ""), entry["symptoms"], entry["text"])
                 if lang == "zh":
                     entry["symptoms"] = _segment(entry["symptoms"])
                     if entry.get("tags"):

@@ -123,3 +123,17 @@ def test_search_preview_starts_with_the_one_line_answer(lang):
 def test_a_lone_symbol_is_prose_not_code():
     assert render.symptom_markdown("reward_std = 0") == "`reward_std` = 0"
     assert render.symptom_markdown("loss / grad_norm") == "loss / `grad_norm`"
+
+
+def test_notebook_css_moves_into_one_shared_file():
+    """JupyterLab's inlined stylesheets leave the page for one <link>; other styles and pages stay as they were."""
+    page = (
+        "<head><style>pre { x: 1 }</style></head><body>"
+        '<style type="text/css">\n@charset "UTF-8";.jupyter-wrapper{--a: 1}</style><div class="jupyter-wrapper">'
+        '<style type="text/css">\n.jupyter-wrapper{--b: 2}</style><p>cell</p></div></body>'
+    )
+    out, css = render.share_notebook_css(page, "../../assets/stylesheets/notebook.css")
+    assert "--a: 1" in css and "--b: 2" in css and "<style" not in css
+    assert out.count('<link rel="stylesheet" href="../../assets/stylesheets/notebook.css">') == 1
+    assert "jupyter-wrapper{" not in out and "<style>pre { x: 1 }</style>" in out and "<p>cell</p>" in out
+    assert render.share_notebook_css("<p>plain</p>", "x.css") == ("<p>plain</p>", "")

@@ -6,41 +6,16 @@ reason. ``.ci/run`` installs Chromium so CI always runs them.
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import pathlib
-import shutil
 import subprocess
 import sys
-import threading
 from html.parser import HTMLParser
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("HANDBOOK_CHROMIUM", "/usr/bin/chromium")
-PREFIX = "/rlhf-pitfalls-handbook"  # the path of site_url in mkdocs.yml
-
-
-@pytest.fixture(scope="session")
-def site(tmp_path_factory):
-    # Serve under the path of site_url, as GitHub Pages and `mkdocs serve` do: Material fetches
-    # <base>/sitemap.xml for the language switcher and would get a 404 at the wrong prefix.
-    root = tmp_path_factory.mktemp("site")
-    out = root / PREFIX.strip("/")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
-    # Never -q: it hides the warnings we want to fail on.
-    proc = subprocess.run(
-        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    log = proc.stdout + proc.stderr
-    return out, proc.returncode, log
+PREFIX = "/rlhf-pitfalls-handbook"  # the path of site_url in mkdocs.yml (the fixtures: tests/conftest.py)
 
 
 @pytest.mark.site
@@ -90,68 +65,6 @@ def test_every_page_has_both_languages(site):
     }
     zh = {p.relative_to(out / "zh") for p in (out / "zh").rglob("index.html")}
     assert en and en == zh, f"pages only in one language: {sorted(map(str, en ^ zh))[:10]}"
-
-
-@pytest.fixture(scope="session")
-def server(site):
-    out, code, log = site
-    if code != 0:
-        pytest.fail(f"site did not build:\n{log[-2000:]}")
-    handler = functools.partial(_QuietHandler, directory=str(out.parent))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}{PREFIX}"
-    httpd.shutdown()
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not (shutil.which(CHROMIUM) or pathlib.Path(CHROMIUM).exists()):
-        if os.environ.get("HANDBOOK_REQUIRE_BROWSER"):
-            pytest.fail(f"HANDBOOK_REQUIRE_BROWSER is set but there is no Chromium at {CHROMIUM}")
-        pytest.skip(
-            f"no Chromium at {CHROMIUM}: install Debian's 'chromium' (apt-get install chromium) to run browser tests"
-        )
-    sync_api = pytest.importorskip("playwright.sync_api", reason="python package 'playwright' is not installed")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--disable-quic",
-            ],
-        )
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser, server):
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    external = []
-
-    def route(r):
-        if r.request.url.startswith(server):
-            return r.continue_()
-        external.append(r.request.url)
-        return r.abort()
-
-    context.route("**/*", route)
-    pg = context.new_page()
-    pg.external_requests = external
-    yield pg
-    context.close()
 
 
 @pytest.mark.browser
@@ -543,3 +456,39 @@ def test_phone_width_no_page_overflow_and_readable_charts(browser, server, path)
     assert not chart_px or min(chart_px) >= 11, f"{path}: chart text at {min(chart_px):.1f} px"
     narrow = [(round(w), cw) for w, cw in images if w < 0.9 * cw]
     assert not narrow, f"{path}: plot images narrower than the content (shown, content): {narrow}"
+
+
+FIRST_LOAD_LIMIT = 150 * 1024  # gzipped bytes of everything a pitfall page loads on a first visit
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_first_load_is_light_and_search_loads_on_first_use(browser, server, lang):
+    """A pitfall page's first load stays under 150 KB gzipped because the search index (about 200 KB) waits for
+    the first use of search (docs/javascripts/lazy-search.js); focusing the box loads it and a query finds the
+    page."""
+    import gzip
+
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    pg = context.new_page()
+    responses = []
+    pg.on("response", responses.append)
+    prefix = "zh/" if lang == "zh" else ""
+    pg.goto(f"{server}/{prefix}online-rl/grpo-zero-std-group/", wait_until="networkidle")
+    pg.wait_for_timeout(300)
+    loaded = [r.url for r in responses]
+    assert not [u for u in loaded if "search_index" in u], f"the search index loads before search is used: {loaded}"
+    sizes = {}
+    for r in responses:
+        try:
+            sizes[r.url] = len(gzip.compress(r.body()))
+        except Exception:  # noqa: BLE001 - a redirect or an aborted request has no body
+            continue
+    total = sum(sizes.values())
+    assert total <= FIRST_LOAD_LIMIT, f"{lang}: first load {total / 1024:.0f} KB gzipped: {sorted(sizes.items())}"
+    pg.click("input.md-search__input")
+    pg.fill("input.md-search__input", "frac_reward_zero_std")
+    pg.wait_for_selector(".md-search-result__item", timeout=10000)
+    assert any("search_index.json" in r.url for r in responses), "focusing the search box did not load the index"
+    assert "grpo-zero-std-group" in pg.inner_html(".md-search-result")
+    context.close()
