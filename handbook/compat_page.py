@@ -8,6 +8,7 @@ import html
 import json
 import pathlib
 
+from handbook import contract
 from handbook import pages as hp
 from handbook.matrix_plan import version_key
 from handbook.ui import COMPAT_LABELS
@@ -76,6 +77,26 @@ def _table(cols: dict[str, dict], rows: list[tuple[str, str, dict]], t: dict) ->
     for title_link, ranges, cells in rows:
         lines.append(f"| {title_link} | {ranges} | " + " | ".join(_pill(cells.get(n, {}), t) for n in cols) + " |")
     return '<div class="hb-compat" markdown="1">\n\n' + "\n".join(lines) + "\n\n</div>"
+
+
+def release_defects(lang: str, t: dict) -> str:
+    """The known release defects (``contract.RELEASE_DEFECTS``) as a list, with how many matrix cells each
+    skipped (cells of a column whose stack has the release and whose skip reason is the defect's)."""
+    data = matrix_results()
+    items = []
+    for d in contract.RELEASE_DEFECTS:
+        reason = d.reason_zh if lang == "zh" else d.reason
+        cells = sum(
+            1
+            for row in data.get("pages", {}).values()
+            for name, cell in row.items()
+            if cell.get("outcome") == "skipped"
+            and d.reason[:60] in cell.get("reason", "")
+            and d.applies_to(data.get("versions", {}).get(name, {}).get("stack", {}).get(d.dist, ""))
+        )
+        head = f"{html.escape(d.dist)} {html.escape(d.spec)}"
+        items.append(f"- **{head}**: {html.escape(reason)} ({cells} {t['defect_cells']})")
+    return "\n".join(items)
 
 
 def _ranges(meta: dict) -> str:
@@ -157,6 +178,9 @@ def render(src_uri: str, lang: str, link, cell_text) -> str:
     if real:
         out += [f"## {t['by_stack']} {{#by-stack}}", "", t["by_stack_text"], "", _table(real, rows, t), ""]
     out += [f"## {t['stack']} {{#stack}}", "", "\n".join(stack_rows)]
+    defects = release_defects(lang, t)
+    if defects:
+        out += ["", f"## {t['defects']} {{#defects}}", "", t["defects_text"], "", defects]
     if notes:
         out += ["", f"## {t['why']} {{#outside}}", "", "\n".join(notes)]
     return "\n".join(out)

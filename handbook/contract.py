@@ -102,6 +102,73 @@ def skip_reason(meta: dict) -> str | None:
     return None if os.environ.get(IGNORE_RANGES_ENV) else out_of_range(meta)
 
 
+@dataclass(frozen=True)
+class ReleaseDefect:
+    """A TRL release that breaks every page of a kind on some machines: a defect of the release, not of a page.
+
+    Where it applies, a page whose check raises ``error`` is skipped with ``reason`` instead of failing (by the
+    suite and by the matrix alike), so a reader on that release sees why, and the page's range stays the range
+    its code was observed to hold on.
+    """
+
+    dist: str
+    spec: str
+    error: str
+    reason: str
+    reason_zh: str
+    missing_module: str = ""  # applies only where this module cannot be imported ("" = everywhere)
+
+    def applies_to(self, version: str) -> bool:
+        """Whether ``version`` of ``dist`` is one of the defective releases."""
+        from packaging.specifiers import SpecifierSet
+
+        return bool(version) and SpecifierSet(self.spec).contains(version, prereleases=True)
+
+    def applies(self, installed: str) -> bool:
+        """Whether the defect bites here: the installed release, on a machine without ``missing_module``."""
+        import importlib.util
+
+        if not self.applies_to(installed):
+            return False
+        return not self.missing_module or importlib.util.find_spec(self.missing_module) is None
+
+
+RELEASE_DEFECTS = (
+    ReleaseDefect(
+        dist="trl",
+        spec="==1.15.0",
+        error="'NoneType' object has no attribute 'apply'",
+        missing_module="triton",
+        reason=(
+            "TRL 1.15.0 needs Triton on this machine: every trainer computes log-probabilities with a fused LM "
+            "head whose kernel import (trl/trainer/utils.py) falls back to None without Triton (CPU-only torch, "
+            "macOS, Windows), so training raises AttributeError: 'NoneType' object has no attribute 'apply'. "
+            "TRL 1.16.0 ships a PyTorch fallback: upgrade"
+        ),
+        reason_zh=(
+            "TRL 1.15.0 在这台机器上需要 Triton：每个 trainer 都用融合 LM head 计算 log-prob，而它的 kernel 导入"
+            "（trl/trainer/utils.py）在没有 Triton 时（仅 CPU 的 torch、macOS、Windows）退化为 None，于是训练报 "
+            "AttributeError: 'NoneType' object has no attribute 'apply'。TRL 1.16.0 带了纯 PyTorch 的实现：请升级"
+        ),
+    ),
+)
+"""Known release defects; each is reproduced by the version matrix (compat/trl-matrix.json)."""
+
+
+def release_defect(message: str) -> str | None:
+    """The reason to skip a page whose check raised ``message`` on the installed release, or None."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    for defect in RELEASE_DEFECTS:
+        try:
+            installed = version(defect.dist)
+        except PackageNotFoundError:
+            continue
+        if defect.error in message and defect.applies(installed):
+            return f"{defect.dist} {installed}: {defect.reason}"
+    return None
+
+
 MAX_BYTES = 256 * 1024
 """A page or snippet larger than this is refused (a real one is under 20 KB)."""
 

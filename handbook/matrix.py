@@ -178,6 +178,8 @@ def main(names: list[str] | None, trl: list[str] | None, workers: int, only: lis
         rows = res.pop("rows")
         if not only or col.name not in data["versions"]:
             data["versions"][col.name] = res
+        else:  # the column's description and stack as they are now (older files lack kind and the full stack)
+            data["versions"][col.name].update({k: res[k] for k in ("kind", "trl", "seeds", "date", "stack")})
         for rel in only or pitfalls:
             row = rows.get(rel, {"seeds": {}, "reasons": ["not collected"]})
             cell = {"outcome": outcome(row["seeds"]) if row["seeds"] else "failed", "seeds": row["seeds"]}

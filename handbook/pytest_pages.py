@@ -6,7 +6,8 @@ Each English pitfall page with a snippet is collected as one node with one item 
 repository, runs ``check(seed)`` in a worker process that cannot import this repository, with ``MODEL``
 pointed at the tiny test model unless ``HANDBOOK_MODEL`` is set, and fails with a report that names the page
 and says whether the claim stopped holding, the code did not run as pasted, or it raised (``repr_failure``).
-A page whose ``trl:``/``transformers:`` range excludes the installed version is skipped with both.
+A page whose ``trl:``/``transformers:`` range excludes the installed version is skipped with both; a check that
+raises a known defect of the installed release (``contract.RELEASE_DEFECTS``) is skipped with its reason.
 
 Registered by the repository's ``conftest.py`` (``pytest_plugins``), like pytest's doctest plugin or nbval.
 """
@@ -99,6 +100,9 @@ class PageItem(pytest.Item):
             pytest.skip(f"{self.page.rel}: {reason}")
         res = runner().run(self.page.path, self.func, self.seed, timeout=1800 if hardware else harness.TIMEOUT)
         if not res.ok:
+            defect = contract.release_defect(res.message) if res.kind in ("error", "claim") else None
+            if defect:
+                pytest.skip(f"{self.page.rel}: {defect}")
             raise PageFailure(report(self.page, self.func, self.seed, res))
 
     def repr_failure(self, excinfo, style=None):

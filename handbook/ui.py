@@ -133,6 +133,10 @@ COMPAT_LABELS = {
         "stack": "The stack of each column",
         "none": "The matrix has not been run yet: `make matrix`.",
         "why": "What failed outside a page's range",
+        "defects": "Known defects of a release",
+        "defects_text": "A check that raises one of these errors on that release is skipped with the reason, by "
+        "the test suite and by the matrix; the page's range is not narrowed for it.",
+        "defect_cells": "skipped cells in the matrix",
         "column": "Column",
         "kind": "Kind",
         "seconds": "Seconds",
@@ -162,6 +166,10 @@ COMPAT_LABELS = {
         "stack": "每一列的依赖版本",
         "none": "尚未运行版本矩阵：`make matrix`。",
         "why": "超出页面范围时失败的原因",
+        "defects": "某个版本的已知缺陷",
+        "defects_text": "在该版本上抛出下列错误的检查会带着原因被跳过（测试套件和版本矩阵都是如此）；"
+        "页面的适用范围不会因此缩小。",
+        "defect_cells": "矩阵中被跳过的单元格",
         "column": "列",
         "kind": "类型",
         "seconds": "秒",

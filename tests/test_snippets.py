@@ -39,6 +39,32 @@ def test_out_of_range_pages_skip(monkeypatch):
     assert contract.skip_reason({"trl": ">=99"}) is None
 
 
+def test_a_known_release_defect_skips_only_its_error_on_its_release(monkeypatch):
+    """TRL 1.15.0 without Triton: the check's AttributeError becomes a skip naming the release and the upgrade;
+    another error on 1.15.0, or the same error on 1.16.0 or where Triton imports, still fails."""
+    import importlib.metadata
+    import importlib.util
+
+    real_version, real_find = importlib.metadata.version, importlib.util.find_spec
+    error = "AttributeError: 'NoneType' object has no attribute 'apply'"
+
+    def on(trl: str, triton: bool):
+        monkeypatch.setattr(importlib.metadata, "version", lambda d: trl if d == "trl" else real_version(d))
+        monkeypatch.setattr(
+            importlib.util, "find_spec", lambda n, *a: (object() if triton else None) if n == "triton" else real_find(n)
+        )
+
+    on("1.15.0", triton=False)
+    reason = contract.release_defect(error)
+    assert reason and reason.startswith("trl 1.15.0:") and "1.16.0" in reason and "Triton" in reason, reason
+    assert contract.release_defect("claim: the fixed function trains, got " + repr(error)) == reason
+    assert contract.release_defect("AttributeError: 'list' object has no attribute 'strip'") is None
+    on("1.16.0", triton=False)
+    assert contract.release_defect(error) is None
+    on("1.15.0", triton=True)
+    assert contract.release_defect(error) is None
+
+
 def test_a_page_is_a_test_file(pytester_pages):
     """`pytest docs/<page>.md` collects one item per seed of the page's SEEDS, named after the seed."""
     items = pytester_pages("docs/online-rl/grpo-zero-std-group.md")
