@@ -118,7 +118,8 @@ def render(src_uri: str, lang: str, link, cell_text) -> str:
         href = link(src_uri, str(pathlib.PurePosixPath(rel).relative_to("docs")))
         title = cell_text(meta.get("title", rel))
         rows.append((f"[{title}]({href})", _ranges(meta), cells))
-        failed = [n for n, c in cells.items() if c.get("outcome") == "failed"]
+        # a failure counts where the column's stack is inside the page's ranges (elsewhere the page does not apply)
+        failed = [n for n, c in cells.items() if c.get("outcome") == "failed" and c.get("in_range", True)]
         picker_pages.append(
             {
                 "title": str(meta.get("title", rel)),

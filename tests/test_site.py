@@ -394,7 +394,12 @@ def test_compatibility_picker_lists_pages_outside_the_readers_versions(page, ser
     assert "lora-gradient-checkpointing/" not in out.inner_html()
     page.fill(".hb-picker input[name=transformers]", "4.56.2")
     assert "lora-gradient-checkpointing/" in out.inner_html()
-    page.click(".hb-picker__out a >> nth=0")
+    page.fill(".hb-picker input[name=transformers]", "5.3.0")  # a wildcard range: != 5.2.*, ..., != 5.5.3
+    assert "batch-vs-gradient-accumulation/" in out.inner_html()
+    page.select_option(".hb-picker select[name=trl]", "1.7.1")  # != 1.6.*, != 1.7.*, != 1.8.*
+    assert "dpo-memory-reference-model/" in out.inner_html()
+    with page.expect_navigation():
+        page.click(".hb-picker__out a >> nth=0")
     assert page.url.rstrip("/").rsplit("/", 1)[0] != f"{server}/start"  # a listed page opens
     assert not page.external_requests
 
@@ -472,7 +477,7 @@ def test_first_load_is_light_and_search_loads_on_first_use(browser, server, lang
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
     responses = []
-    pg.on("response", responses.append)
+    pg.on("response", lambda r: responses.append(r))
     prefix = "zh/" if lang == "zh" else ""
     pg.goto(f"{server}/{prefix}online-rl/grpo-zero-std-group/", wait_until="networkidle")
     pg.wait_for_timeout(300)

@@ -19,6 +19,11 @@
   const holds = (spec, v) => !spec || !v || spec.split(",").every((clause) => {
     const m = clause.trim().match(/^(==|!=|>=|<=|>|<|~=)\s*(.+)$/);
     if (!m) return true;
+    if (m[2].trim().endsWith(".*")) { // a wildcard (!=1.6.*): the same release line or not
+      const pre = parts(m[2].trim().slice(0, -2)), got = parts(v);
+      const same = pre.every((x, i) => (got[i] || 0) === x);
+      return m[1] === "==" ? same : m[1] === "!=" ? !same : true;
+    }
     const c = cmp(v, m[2]);
     return { ">=": c >= 0, "<=": c <= 0, ">": c > 0, "<": c < 0, "==": c === 0, "!=": c !== 0, "~=": c >= 0 }[m[1]];
   });
@@ -36,9 +41,14 @@
     }
     return ul;
   };
+  let shown = null;
   const render = () => {
     const trl = form.trl.value.trim();
     const tf = form.transformers.value.trim();
+    // "change" also fires when the box loses focus, i.e. on the mousedown of a click on a listed page: redrawing
+    // then would replace the link under the pointer and swallow the click
+    if (shown === trl + "|" + tf) return;
+    shown = trl + "|" + tf;
     const L = data.labels;
     const cols = data.columns.filter((c) => c.trl === trl);
     out.replaceChildren();
