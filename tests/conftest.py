@@ -1,0 +1,104 @@
+"""Fixtures of the site tests (tests/test_site.py, tests/test_site_doctor.py): one strict build of the site per
+session, served under the path of site_url, and Debian's Chromium through Playwright.
+
+Run both files in one pytest process (``make test`` does) and the site is built once for both.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import threading
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+CHROMIUM = os.environ.get("HANDBOOK_CHROMIUM", "/usr/bin/chromium")
+PREFIX = "/rlhf-pitfalls-handbook"  # the path of site_url in mkdocs.yml
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    # Serve under the path of site_url, as GitHub Pages and `mkdocs serve` do: Material fetches
+    # <base>/sitemap.xml for the language switcher and would get a 404 at the wrong prefix.
+    root = tmp_path_factory.mktemp("site")
+    out = root / PREFIX.strip("/")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    # Never -q: it hides the warnings we want to fail on.
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    log = proc.stdout + proc.stderr
+    return out, proc.returncode, log
+
+
+@pytest.fixture(scope="session")
+def server(site):
+    out, code, log = site
+    if code != 0:
+        pytest.fail(f"site did not build:\n{log[-2000:]}")
+    handler = functools.partial(_QuietHandler, directory=str(out.parent))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}{PREFIX}"
+    httpd.shutdown()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not (shutil.which(CHROMIUM) or pathlib.Path(CHROMIUM).exists()):
+        if os.environ.get("HANDBOOK_REQUIRE_BROWSER"):
+            pytest.fail(f"HANDBOOK_REQUIRE_BROWSER is set but there is no Chromium at {CHROMIUM}")
+        pytest.skip(
+            f"no Chromium at {CHROMIUM}: install Debian's 'chromium' (apt-get install chromium) to run browser tests"
+        )
+    sync_api = pytest.importorskip("playwright.sync_api", reason="python package 'playwright' is not installed")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(
+            executable_path=CHROMIUM,
+            args=[
+                "--no-sandbox",
+                "--disable-gpu",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--no-first-run",
+                "--disable-quic",
+            ],
+        )
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    external = []
+
+    def route(r):
+        if r.request.url.startswith(server):
+            return r.continue_()
+        external.append(r.request.url)
+        return r.abort()
+
+    context.route("**/*", route)
+    pg = context.new_page()
+    pg.external_requests = external
+    yield pg
+    context.close()
