@@ -456,11 +456,16 @@ def test_phone_width_no_page_overflow_and_readable_charts(browser, server, path)
         return [...document.querySelectorAll('.md-content img')].filter(i => i.naturalWidth > w)
           .map(i => [i.getBoundingClientRect().width, w]); }"""
     )
+    badge_rows = pg.evaluate(  # the metadata badges: one line (it scrolls sideways), not a screen of rows
+        """() => { const m = document.querySelector('.hb-meta'); const b = m && m.querySelector('.hb-badge');
+        return m && b ? m.getBoundingClientRect().height / b.getBoundingClientRect().height : 0; }"""
+    )
     context.close()
     assert overflow <= 1, f"{path}: the page is {overflow} px wider than a 390 px screen"
     assert not chart_px or min(chart_px) >= 11, f"{path}: chart text at {min(chart_px):.1f} px"
     narrow = [(round(w), cw) for w, cw in images if w < 0.9 * cw]
     assert not narrow, f"{path}: plot images narrower than the content (shown, content): {narrow}"
+    assert badge_rows < 1.5, f"{path}: the badges take {badge_rows:.1f} rows at 390 px"
 
 
 FIRST_LOAD_LIMIT = 150 * 1024  # gzipped bytes of everything a pitfall page loads on a first visit
