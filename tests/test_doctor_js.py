@@ -332,6 +332,19 @@ def _python_result(path: pathlib.Path, rules: list[dict]) -> dict:
     return out
 
 
+def _recorded_runs() -> list[tuple[str, str, str]]:
+    """Every run of the run record (compat/runs/, what the pages' charts show), as the trainer_state.json a user
+    would paste: the same logs the doctor's own rules are checked on (tests/test_doctor.py)."""
+    out = []
+    for path in sorted((ROOT / "compat" / "runs").rglob("*.json")):
+        rec = json.loads(path.read_text(encoding="utf-8"))
+        for seed, runs in sorted(rec.get("seeds", {}).items()):
+            for n, run in enumerate(runs, start=1):
+                state = json.dumps({"global_step": len(run["logs"]), "log_history": run["logs"]})
+                out.append((f"run/{path.parent.name}/{path.stem}/seed{seed}/run{n}", state, "site"))
+    return out
+
+
 @pytest.fixture(scope="module")
 def compared(tmp_path_factory):
     """Both doctors on every input: {case id: (python result, JS result)}, plus the unit grids."""
@@ -342,7 +355,7 @@ def compared(tmp_path_factory):
     cases = []  # (id, path, ruleset)
     for entry in ENTRIES:
         cases.append(("corpus/" + entry["file"], CORPUS / entry["file"], "site"))
-    for case_id, text, ruleset in _inline_cases() + [(i, t, "site") for i, t in EDGE_CASES]:
+    for case_id, text, ruleset in _inline_cases() + _recorded_runs() + [(i, t, "site") for i, t in EDGE_CASES]:
         path = tmp / f"{len(cases):03d}.log"
         path.write_bytes(text.encode("utf-8"))
         cases.append((case_id, path, ruleset))
@@ -374,8 +387,16 @@ def test_every_corpus_log_reads_and_diagnoses_the_same(compared):
     assert not differ, _diff(compared, differ)
 
 
+def test_every_recorded_run_diagnoses_the_same(compared):
+    ids = [i for i in compared["cases"] if i.startswith("run/")]
+    assert len(ids) >= 300, f"only {len(ids)} recorded runs compared"  # 401 when this was written
+    differ = [i for i in ids if compared["cases"][i][0] != compared["cases"][i][1]]
+    assert not differ, _diff(compared, differ)
+    assert any(compared["cases"][i][0]["en"]["findings"] for i in ids), "no recorded run named a page"
+
+
 def test_inline_and_edge_case_logs_read_and_diagnose_the_same(compared):
-    ids = [i for i in compared["cases"] if not i.startswith("corpus/")]
+    ids = [i for i in compared["cases"] if not i.startswith(("corpus/", "run/"))]
     differ = [i for i in ids if compared["cases"][i][0] != compared["cases"][i][1]]
     assert not differ, _diff(compared, differ)
 

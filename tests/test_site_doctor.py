@@ -114,3 +114,14 @@ def test_every_finding_link_points_into_the_site():
     for page in data["pages"]:
         for lang, prefix in (("en", ""), ("zh", "zh/")):
             assert page["url"][lang] == f"{data['site']}{prefix}{page['chapter']}/{page['id']}/", page["url"]
+
+
+@pytest.mark.browser
+def test_a_log_file_opened_with_the_picker_is_diagnosed(page, server):
+    """The file picker reads a trainer_state.json-style log into the box and diagnoses it, in the page."""
+    page.goto(_url(server, "en", "debugging/log-doctor/"))
+    page.set_input_files(".hb-doctor__file", str(LOG))
+    page.wait_for_selector(DONE, timeout=10000)
+    assert page.locator(".hb-doctor__log").input_value() == LOG.read_text(encoding="utf-8")
+    assert page.locator(f".hb-doctor__finding[data-page='{PAGE}']").count() == 1
+    assert not page.external_requests, page.external_requests

@@ -1430,6 +1430,14 @@
       });
     };
     panel.querySelector(".hb-doctor__run").addEventListener("click", run);
+    const file = panel.querySelector(".hb-doctor__file");
+    if (file) { // a log file (trainer_state.json, a .jsonl, a CSV export): read here, put in the box, diagnosed
+      file.addEventListener("change", () => {
+        const f = file.files && file.files[0];
+        if (!f) return;
+        f.text().then((text) => { box.value = text; run(); });
+      });
+    }
     box.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) run();
     });
