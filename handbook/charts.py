@@ -18,6 +18,7 @@ import json
 import math
 import pathlib
 import re
+import warnings
 
 from handbook import pages, real_runs, runs, ui
 
@@ -50,6 +51,9 @@ def _svg(rec: dict, spec: dict, lang: str, narrow: bool = False) -> str:
         "svg.hashsalt": "handbook-narrow" if narrow else "handbook",  # two SVGs on one page: distinct ids
         "font.size": 9,
         "font.family": "sans-serif",
+        # text stays text in the SVG (the page's font draws it); matplotlib only measures it: with a CJK font it
+        # measures Chinese labels right, without one it falls back to DejaVu's boxes (the warnings are dropped)
+        "font.sans-serif": ["DejaVu Sans", "WenQuanYi Micro Hei", "Noto Sans CJK SC"],
         "axes.spines.top": False,
         "axes.spines.right": False,
         "text.color": INK,
@@ -150,7 +154,9 @@ def figure(meta: dict, lang: str) -> str:
         if cached.is_file():
             svgs.append(cached.read_text(encoding="utf-8"))
         else:
-            svgs.append(_svg(rec, spec, lang, narrow))
+            with warnings.catch_warnings():  # "Glyph 30151 missing from font(s) DejaVu Sans": see font.sans-serif
+                warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
+                svgs.append(_svg(rec, spec, lang, narrow))
             CACHE.mkdir(parents=True, exist_ok=True)
             cached.write_text(svgs[-1], encoding="utf-8")
     metrics = ", ".join(f"<code>{html.escape(m)}</code>" for m in spec["metrics"])
