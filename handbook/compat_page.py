@@ -95,7 +95,11 @@ def release_defects(lang: str, t: dict) -> str:
             and d.applies_to(data.get("versions", {}).get(name, {}).get("stack", {}).get(d.dist, ""))
         )
         head = f"{html.escape(d.dist)} {html.escape(d.spec)}"
-        items.append(f"- **{head}**: {html.escape(reason)} ({cells} {t['defect_cells']})")
+        count = t["defect_cells"].format(n=cells)
+        if lang == "zh":
+            items.append(f"- **{head}**：{html.escape(reason)}（{count}）")
+        else:
+            items.append(f"- **{head}**: {html.escape(reason)} ({count})")
     return "\n".join(items)
 
 

@@ -136,7 +136,7 @@ COMPAT_LABELS = {
         "defects": "Known defects of a release",
         "defects_text": "A check that raises one of these errors on that release is skipped with the reason, by "
         "the test suite and by the matrix; the page's range is not narrowed for it.",
-        "defect_cells": "skipped cells in the matrix",
+        "defect_cells": "{n} cells of the matrix skipped for it",
         "column": "Column",
         "kind": "Kind",
         "seconds": "Seconds",
@@ -169,7 +169,7 @@ COMPAT_LABELS = {
         "defects": "某个版本的已知缺陷",
         "defects_text": "在该版本上抛出下列错误的检查会带着原因被跳过（测试套件和版本矩阵都是如此）；"
         "页面的适用范围不会因此缩小。",
-        "defect_cells": "矩阵中被跳过的单元格",
+        "defect_cells": "矩阵中有 {n} 个单元格因此被跳过",
         "column": "列",
         "kind": "类型",
         "seconds": "秒",

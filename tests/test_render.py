@@ -137,3 +137,18 @@ def test_notebook_css_moves_into_one_shared_file():
     assert out.count('<link rel="stylesheet" href="../../assets/stylesheets/notebook.css">') == 1
     assert "jupyter-wrapper{" not in out and "<style>pre { x: 1 }</style>" in out and "<p>cell</p>" in out
     assert render.share_notebook_css("<p>plain</p>", "x.css") == ("<p>plain</p>", "")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_compatibility_page_lists_each_known_release_defect_with_its_skipped_cells(lang):
+    """A defect of a release (contract.RELEASE_DEFECTS) is named on the Compatibility page, in the page's language,
+    with how many matrix cells it skipped (TRL 1.15.0 without Triton: both 1.15.0 columns)."""
+    import re
+
+    from handbook import contract
+
+    text = compat_page.release_defects(lang, ui.COMPAT_LABELS[lang])
+    lines = text.splitlines()
+    assert len(lines) == len(contract.RELEASE_DEFECTS)
+    assert lines[0].startswith("- **trl ==1.15.0**") and "1.16.0" in lines[0]
+    assert int(re.search(r"(\d+) (?:cells|个单元格)", lines[0]).group(1)) > 60, lines[0]
