@@ -53,7 +53,9 @@ _QUERY = r'search(e){if(e=e.replace(new RegExp("\\p{sc=Han}+","gu")'
 _QUERY_FIXED = (
     # an identifier keeps a whole form too: "num_generations" also searches "numgenerations", which only the
     # pages that name it carry (the index's `ids` field, see identifiers())
-    r'search(e){if(e=e.replace(/[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+/g,m=>m+" "+m.replace(/_/g,""))'
+    # "loss 为零" is "loss is 0": the pages write the digit
+    r'search(e){if(e=e.replace(/零/g," 0 ")'
+    r'.replace(/[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+/g,m=>m+" "+m.replace(/_/g,""))'
     r'.replace(/[\/_=:()\[\]`,!?"\'，。？！、：；（）“”‘’]+/g," ")'
     # a Chinese run and an identifier or number written against it are separate words: "GRPO训练reward的std"
     r'.replace(/(\p{sc=Han})(?=[^\p{sc=Han}\s])|([^\p{sc=Han}\s])(?=\p{sc=Han})/gu,"$1$2 ")'
