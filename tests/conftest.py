@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import math
 import os
 import pathlib
 import shutil
@@ -102,3 +103,26 @@ def page(browser, server):
     pg.external_requests = external
     yield pg
     context.close()
+
+
+@pytest.fixture(scope="session")
+def benchmark_log():
+    """The log doctor's synthetic long log: ``benchmark_log(n)`` is n logged steps of every metric the rules read,
+    none of them a symptom (tests/test_doctor.py times it; tests/test_doctor_js.py compares both engines on it)."""
+
+    def build(steps: int) -> list[dict]:
+        return [
+            {
+                "step": i,
+                "loss": math.sin(i) + 1,
+                "grad_norm": 1.0 + (i % 7) / 10,
+                "kl": 0.001 * i,
+                "reward": 0.5,
+                "frac_reward_zero_std": 0.25,
+                "entropy": 2.0 - i / 10_000,
+                "rewards/margins": 0.1,
+            }
+            for i in range(1, steps + 1)
+        ]
+
+    return build

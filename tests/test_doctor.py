@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import sys
 import time
@@ -219,22 +218,10 @@ def test_cli_needs_no_torch(tmp_path, rules_file):
     assert res.returncode == 1, res.stderr
 
 
-def test_benchmark_10k_steps(record_property):
+def test_benchmark_10k_steps(record_property, benchmark_log):
     """10,000 logged steps with every rule of the handbook diagnose in well under 30 s (a quadratic rule would not)."""
     rules = doctor.export()["pages"] or [{**PAGE, "rule": RULE}]
-    log = [
-        {
-            "step": i,
-            "loss": math.sin(i) + 1,
-            "grad_norm": 1.0 + (i % 7) / 10,
-            "kl": 0.001 * i,
-            "reward": 0.5,
-            "frac_reward_zero_std": 0.25,
-            "entropy": 2.0 - i / 10_000,
-            "rewards/margins": 0.1,
-        }
-        for i in range(1, 10_001)
-    ]
+    log = benchmark_log(10_000)
     started = time.perf_counter()
     findings = R.diagnose(log, rules)
     seconds = time.perf_counter() - started

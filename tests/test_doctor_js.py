@@ -10,7 +10,6 @@ port re-implements, are compared value by value. No browser is needed; without n
 from __future__ import annotations
 
 import json
-import math
 import pathlib
 import random
 import shutil
@@ -145,7 +144,7 @@ def _jsonl(rows) -> str:
     return "\n".join(json.dumps(r) for r in rows) + "\n"
 
 
-def _inline_cases() -> list[tuple[str, str, str]]:
+def _inline_cases(benchmark_log) -> list[tuple[str, str, str]]:
     """(id, text, ruleset) for the logs tests/test_doctor.py builds."""
     rows = [{"step": s, "frac_reward_zero_std": 1.0, "loss": 0.0} for s in (1, 2, 3)]
     console = (
@@ -154,19 +153,7 @@ def _inline_cases() -> list[tuple[str, str, str]]:
         + "\n100%|###| 3/3\n"
     )
     pattern_rows = [{"step": i, "kl": 0.01 * i, "loss": 0.6931, "grad_norm": 1.0} for i in range(1, 10)]
-    bench = [
-        {
-            "step": i,
-            "loss": math.sin(i) + 1,
-            "grad_norm": 1.0 + (i % 7) / 10,
-            "kl": 0.001 * i,
-            "reward": 0.5,
-            "frac_reward_zero_std": 0.25,
-            "entropy": 2.0 - i / 10_000,
-            "rewards/margins": 0.1,
-        }
-        for i in range(1, 3001)
-    ]
+    bench = benchmark_log(3000)
     cases = [
         ("cli-state", json.dumps({"global_step": 3, "log_history": rows}), "one"),
         ("cli-jsonl", "\n".join(json.dumps(r) for r in rows), "one"),
@@ -346,7 +333,7 @@ def _recorded_runs() -> list[tuple[str, str, str]]:
 
 
 @pytest.fixture(scope="module")
-def compared(tmp_path_factory):
+def compared(tmp_path_factory, benchmark_log):
     """Both doctors on every input: {case id: (python result, JS result)}, plus the unit grids."""
     tmp = tmp_path_factory.mktemp("doctor-js")
     site_rules = (ROOT / "doctor" / "rlhf_doctor" / "rules.json").read_text(encoding="utf-8")
@@ -355,7 +342,9 @@ def compared(tmp_path_factory):
     cases = []  # (id, path, ruleset)
     for entry in ENTRIES:
         cases.append(("corpus/" + entry["file"], CORPUS / entry["file"], "site"))
-    for case_id, text, ruleset in _inline_cases() + _recorded_runs() + [(i, t, "site") for i, t in EDGE_CASES]:
+    for case_id, text, ruleset in (
+        _inline_cases(benchmark_log) + _recorded_runs() + [(i, t, "site") for i, t in EDGE_CASES]
+    ):
         path = tmp / f"{len(cases):03d}.log"
         path.write_bytes(text.encode("utf-8"))
         cases.append((case_id, path, ruleset))
