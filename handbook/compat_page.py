@@ -147,7 +147,7 @@ def render(src_uri: str, lang: str, link, cell_text) -> str:
         "labels": {k: t[k] for k in ("out_none", "out_range", "out_failed", "out_ok", "out_unobserved")},
     }
     payload = html.escape(json.dumps(data, ensure_ascii=False), quote=True)  # an attribute: no script to escape
-    trl_options = "".join(
+    trl_options = " ".join(  # spaced: the search index reads the options' text as words, not one "0.29.11.0.0…"
         f'<option value="{html.escape(c.get("trl", n))}"{" selected" if n == matrix_results().get("pinned") else ""}>'
         f"{html.escape(c.get('trl', n))}</option>"
         for n, c in columns("pinned").items()

@@ -4,9 +4,16 @@
    last build this splits it: English pages in search/search_index.json, Chinese pages in
    zh/search/search_index.json, and every Chinese page's theme config points its search at zh/.
 2. Ranking for symptoms: each pitfall page's symptoms go into a ``symptoms`` field boosted like its title;
-   tags rank below titles; a page's own entry outranks the entries of its sections (headings), and body text
-   ranks last. The English index stems words ("learns" finds "learned").
-3. Chinese query segmentation (below).
+   tags rank below titles; a pitfall page's own entry outranks the entries of its sections (headings) and the
+   pages without symptoms (chapter indexes), and body text ranks last. The English index stems words ("learns"
+   finds "learned").
+3. Queries, rewritten in Material's search worker before lunr parses them (``_QUERY_FIXED``, ``_TERMS_FIXED``):
+   split where the index splits; question words dropped; symptom synonyms added (``SYNONYMS``); a logged number
+   also searched rounded; whole numbers and single Chinese characters matched exactly, not as prefixes.
+   Results are scored by lunr's score times the share of the reader's words a page matches (``_COVER``).
+   tests/search_queries.yaml measures it (tests/test_site.py, with the worker run in node by
+   tests/search_eval.js); the same file records which queries the ranking was tuned on.
+4. Chinese query segmentation (below).
 
 Material's experimental Chinese query segmentation (search worker, ``segment()``) never looks at the last
 character of a run of Han characters and gives up on the whole run as soon as one character starts no indexed
@@ -40,37 +47,105 @@ _SEGMENT_FIXED = (
     "for(let s=0;s<t.length;s++)if(!c[s]&&t[s]in e)r.add(t[s]);return r.size?r:new Set([t])}}"
 )
 _MARK = "c=new Uint8Array(t.length);for(let s=0;s<t.length;s++)for(let o=s+2;"
-# lunr's query lexer splits terms only on spaces and '-', while the index splits metric keys and identifiers
-# (rewards/margins, grad_norm) on '/', '_', '=' ...: split the query the same way before it is parsed. Where
-# the index stems English words, stem the query's words too: Material turns terms into prefix queries, which
-# skip lunr's pipeline, so "margins*" would never meet the indexed stem "margin".
 ZH_STOP = (
     "请问 为什么 怎么办 怎么 如何 是否 可以 能否 有没有 有人 遇到 出现了 出现 的问题 问题 情况 这种 这个 那个 "
     "一下 一些 时候 之后 以后 的 了 吗 呢 啊 吧"
 ).split()
 """Chinese words of a question that say nothing about the problem (longest first where one contains another)."""
+SYNONYMS = [
+    # Words readers use for the same symptom or concept: a query holding one also searches the others. Each group
+    # is symmetric. English words match as word prefixes ("repeat" also triggers on "repeated"); Chinese words
+    # anywhere in the query. Keep groups to one meaning each: a word that means two things makes noise.
+    "stuck unchanged constant flat plateau stagnant 不变 不下降 不降 停在 卡在 停滞 徘徊 维持",
+    "gibberish garbage garbled nonsense degenerate degeneration babble 乱码 胡言乱语 无意义 无序",
+    "repeat repetition repetitive looping 重复 复读",
+    "collapse collapsed collapsing 坍缩 坍塌 塌缩",
+    "explode explodes exploding explosion spike spikes 爆炸 尖峰 飙升 暴涨",
+    "oom 显存不足 爆显存 显存溢出",
+    "hacking hack hacks exploit exploits 骇客 投机 钻空子 作弊",
+    "fluctuate fluctuates fluctuating oscillate oscillating swing swings 震荡 波动 上下跳 抖动",
+    "forgetting forgets forgot 遗忘",
+    "reward rewards 奖励",
+    "loss 损失",
+    "entropy 熵",
+    "temperature 温度",
+    "lr 学习率",
+    "truncation truncated truncate 截断",
+    "template 模板",
+    "gradient grad 梯度",
+    "checkpoint 检查点",
+]
+"""Symptom words and their other spellings, one group per meaning (hooks/search.py adds them to a query)."""
+
+
+def synonyms_js(groups: list[str] = SYNONYMS) -> str:
+    """A JS expression that appends to the query ``e`` the other words of every group that one of its words
+    is in (English words as word prefixes, Chinese words anywhere)."""
+    table = json.dumps([g.split() for g in groups], ensure_ascii=False)
+    return (
+        "(e=(q=>{let a=[],l=q.toLowerCase();for(const g of " + table + ")"
+        'if(g.some(w=>/^[a-z]+$/.test(w)?new RegExp("(^|[^a-z0-9])"+w).test(l):l.includes(w)))'
+        'for(const w of g)if(!l.includes(w))a.push(w);return a.length?q+" "+a.join(" "):q})(e)),'
+    )
+
+
 _QUERY = r'search(e){if(e=e.replace(new RegExp("\\p{sc=Han}+","gu")'
 _QUERY_FIXED = (
-    # an identifier keeps a whole form too: "num_generations" also searches "numgenerations", which only the
-    # pages that name it carry (the index's `ids` field, see identifiers())
     # "loss 为零" is "loss is 0": the pages write the digit
     r'search(e){if(e=e.replace(/零/g," 0 ")'
+    # a hyphen inside a word splits it, as the index's separator does: "fine-tune" -> "fine tune", "1e-4" -> "1e 4"
+    r'.replace(/([A-Za-z0-9])-(?=[A-Za-z0-9])/g,"$1 ")'
+    # an identifier keeps a whole form too: "num_generations" also searches "numgenerations", which only the
+    # pages that name it carry (the index's `ids` field, see identifiers())
     r'.replace(/[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+/g,m=>m+" "+m.replace(/_/g,""))'
-    r'.replace(/[\/_=:()\[\]`,!?"\'，。？！、：；（）“”‘’]+/g," ")'
+    # lunr's query lexer splits terms only on spaces, while the index splits metric keys and identifiers
+    # (rewards/margins, grad_norm) on '/', '_', '=' and Chinese punctuation: split the query the same way
+    r'.replace(/[\/_=:;+()\[\]{}<>`,!?"\'，。？！、：；（）【】《》“”‘’…]+/g," ")'
     # a Chinese run and an identifier or number written against it are separate words: "GRPO训练reward的std"
     r'.replace(/(\p{sc=Han})(?=[^\p{sc=Han}\s])|([^\p{sc=Han}\s])(?=\p{sc=Han})/gu,"$1$2 ")'
-    # CamelCase splits as the index does: "PPOTrainer" -> "PPO Trainer"
-    # CamelCase splits as the index does: "PPOTrainer" -> "PPO Trainer"; a size stays whole: "7B", "0.5B"
-    r'.replace(/([a-z])(?=[A-Z])|([A-Z])(?=[A-Z][a-z])/g,"$1$2 "),'
+    # CamelCase splits exactly where the index's separator does, before an upper case letter followed by a lower
+    # case one: "PPOTrainer" -> "PPO Trainer", while "LoRA", "CausalLM" and a size ("7B", "0.5B") stay whole
+    r'.replace(/([A-Za-z0-9])(?=[A-Z][a-z])/g,"$1 "),'
     # words that say nothing about the problem ("why", "the"; 请问, 为什么) would still match as prefixes
     r"(e=e.split(/\s+/).filter(w=>!/^[A-Za-z]+$/.test(w)"
     r'||lunr.stopWordFilter(new lunr.Token(w.toLowerCase()))).join(" ")),'
     r"(e=e.replace(/" + "|".join(ZH_STOP) + r'/g," ")),'
+    # the reader's own words, before synonyms are added: hbCover() ranks by the share of them a page matches
+    r"(this.hbWords=e.match(/[A-Za-z0-9][A-Za-z0-9.]*/g)||[]),"
+    + synonyms_js()
+    # a number from a log ("10.3750", "0.6931") also searches its values rounded to 1 and 2 decimals ("10.4",
+    # "10.38"): pages quote values at the precision that matters to them
+    + r"(e=e.replace(/(?<![\d.])(\d+\.\d{2,})(?![\d.])/g,"
+    r'(m,x)=>[x,...new Set([1,2].map(p=>String(+(+x).toFixed(p))))].join(" "))),'
+    # where the index stems English words, stem the query's words too: Material turns terms into prefix queries,
+    # which skip lunr's pipeline, so "margins*" would never meet the indexed stem "margin"
     r"this.index.pipeline._stack.indexOf(lunr.stemmer)>=0&&"
     r"(e=e.replace(/[A-Za-z]+/g,w=>lunr.stemmer(new lunr.Token(w.toLowerCase())).toString())),"
     r'e=e.replace(new RegExp("\\p{sc=Han}+","gu")'
 )
 
+_TERMS = re.compile(r"e=(\w+)\(e\),!e\)")
+_TERMS_FIXED = (
+    # Material makes every term a prefix ("1*"), and lunr adds up the score of every word a prefix expands to:
+    # "1*" scored 1, 10, 11.9, 1024 ... and ranked the page that prints most numbers first; "对*" scored 对话,
+    # 对比, 对不上. A whole number and a single Chinese character match only themselves; a decimal ("0.69*")
+    # still finds "0.6931", and a word still finds its longer forms.
+    r'e={name}(e).replace(/(^|\s)([+-]?\d+|\p{{sc=Han}})\*+(?=\s|$)/gu,"$1$2"),!e)'
+)
+
+_SCORE = re.compile(r"matchData:(\w)\}\)=>(.{0,600}?)\{score:(\w)\*\(1\+(\w)\((\w),2\)\),terms:(\w)\}", re.S)
+_SCORE_FIXED = "matchData:{u}}})=>{body}{{score:{a}*(1+{k}({g},2))*hbCover(this,{u}.metadata),terms:{f}}}"
+_COVER = (
+    # Material ranks by lunr's score times a small bonus for the share of query terms a page matches, so a page
+    # matching one rare word of a pasted sentence in its title outranked the page matching every other word.
+    # The score is multiplied by the share of the reader's own Latin-script words (before synonyms are added)
+    # that the page matches. Chinese runs are left out: they are cut into overlapping words, and counting their
+    # characters instead made the first result right less often (77 against 81 of 107 Chinese queries).
+    "function hbCover(t,m){let w=t.hbWords;if(!w||!w.length)return 1;"
+    "let k=Object.keys(m),st=t.index.pipeline._stack.indexOf(lunr.stemmer)>=0,n=0;"
+    "for(let x of w){x=x.toLowerCase();if(st&&/^[a-z]+$/.test(x))x=lunr.stemmer(new lunr.Token(x)).toString();"
+    "if(k.some(y=>/^[+-]?\\d+$/.test(x)?y===x:y.startsWith(x)))n++}return n/w.length}\n"
+)
 
 CODE_BLOCK = re.compile(r"<pre>.*?</pre>", re.S)
 FIELDS = {
@@ -133,8 +208,9 @@ def split_index(site_dir: pathlib.Path) -> dict[str, int]:
             if "#" in loc:
                 entry["boost"] = SECTION_BOOST
             else:
-                entry["boost"] = PAGE_BOOST
                 entry["symptoms"] = _symptoms(loc, lang)
+                # a pitfall page (it has symptoms) outranks a chapter index or a start page listing its title
+                entry["boost"] = PAGE_BOOST if entry["symptoms"] else SECTION_BOOST
                 entry["ids"] = identifiers(doc.get("title", ""), entry["symptoms"], entry["text"])
                 if lang == "zh":
                     entry["symptoms"] = _segment(entry["symptoms"])
@@ -182,6 +258,19 @@ def fix_segmentation(config):
                 f"hooks/search.py: query parsing not found in {worker.name} (did mkdocs-material change?)"
             )
         text = text.replace(_QUERY, _QUERY_FIXED, 1)
+        terms = _TERMS.search(text)
+        if not terms:
+            raise PluginError(f"hooks/search.py: query terms not found in {worker.name} (did mkdocs-material change?)")
+        text = text[: terms.start()] + _TERMS_FIXED.format(name=terms.group(1)) + text[terms.end() :]
+        score = _SCORE.search(text)
+        if not score:
+            raise PluginError(
+                f"hooks/search.py: result scoring not found in {worker.name} (did mkdocs-material change?)"
+            )
+        u, body, a, k, g, f = score.groups()
+        text = text[: score.start()] + _SCORE_FIXED.format(u=u, body=body, a=a, k=k, g=g, f=f) + text[score.end() :]
+        strict = '"use strict";'
+        text = (strict + _COVER + text.removeprefix(strict)) if text.startswith(strict) else _COVER + text
         m = _SEGMENT.search(text)
         if not m:
             raise PluginError(

@@ -278,23 +278,126 @@ def test_no_inline_handlers_and_only_the_themes_own_scripts(site):
 
 
 QUERIES = ROOT / "tests" / "search_queries.yaml"
-FLOOR = {"en": 0.90, "zh": 0.90}  # measured: en 88/94 = 94%, zh 61/67 = 91% (top 3; the goal: 90%)
+SETS = ("tuning", "held-out", "blind")
+# Floors over all sets together, per language: what the site reaches today less a margin of about 3 queries, so
+# a change that makes search worse fails here while one new page that shifts a few near ties does not. Measured
+# on 2026-12-04: top 1 en 132/164 = 80%, zh 100/137 = 73%; top 3 en 152/164 = 93%, zh 125/137 = 91%.
+FLOOR = {"top1": {"en": 0.78, "zh": 0.71}, "top3": {"en": 0.91, "zh": 0.89}}
 
 
-@pytest.mark.browser
-@pytest.mark.skipif(not QUERIES.exists(), reason="no evaluation set tests/search_queries.yaml")
-def test_search_evaluation_set_top3(browser, server, capsys):
-    """Real user phrasings (tests/search_queries.yaml, each with its source): each is typed into the built site's
-    search box in its language, and the page that answers it should be among the first three pages.
-
-    The goal is 90% per language; FLOOR is what the site reaches today, so a change that makes search worse
-    fails here. Raise FLOOR as search improves."""
+def _queries():
     import yaml
 
     entries = yaml.safe_load(QUERIES.read_text(encoding="utf-8"))
+    for n, e in enumerate(entries):
+        where = f"{QUERIES.relative_to(ROOT)}: entry {n + 1} ({e.get('query', '')!r})"
+        assert e.get("lang") in ("en", "zh"), f"{where}: lang: must be en or zh"
+        assert e.get("source", "").startswith("https://"), f"{where}: source: a link to where the query was found"
+        assert e.get("set", "tuning") in SETS, f"{where}: set: one of {SETS}"
+        for page in e.get("expected") or [None]:
+            assert page and (ROOT / "docs" / f"{page}.md").exists(), f"{where}: expected: no page docs/{page}.md"
+    return entries
+
+
+def _node_search(out, entries):
+    """The first five pages the search box lists for each entry, from the built site's own search worker run in
+    node (tests/search_eval.js)."""
+    results = _node_search_raw(out, [(e["lang"], e["query"]) for e in entries])
+    return {(r["lang"], r["query"]): r["top"] for r in results}
+
+
+@pytest.mark.site
+def test_search_evaluation_set(site, capsys):
+    """Real user phrasings (tests/search_queries.yaml, each with its source), searched in their language with the
+    built site's own search code: the first result should answer the query (the goal: 90% per language), and the
+    page that answers it should be among the first three. Reports top 1 and top 3 per set and language; fails
+    below FLOOR. test_search_in_the_browser_lists_what_the_evaluation_measured shows the browser agrees."""
+    out, code, _ = site
+    assert code == 0
+    entries = _queries()
+    tops = _node_search(out, entries)
+    count = {}  # (set, lang) -> [queries, first right, right in top 3]
+    misses = []
+    for e in entries:
+        top, want = tops[(e["lang"], e["query"])], set(e["expected"])
+        first, three = bool(top) and top[0] in want, bool(want & set(top[:3]))
+        for key in ((e.get("set", "tuning"), e["lang"]), ("all", e["lang"])):
+            c = count.setdefault(key, [0, 0, 0])
+            c[0], c[1], c[2] = c[0] + 1, c[1] + first, c[2] + three
+        if not three:
+            misses.append(f"{e['lang']} {e['query']!r}: expected {e['expected'][0]}, got {top[:3]}")
+    report = [
+        f"{s} {lang}: top 1 {c[1]}/{c[0]} = {c[1] / c[0]:.0%}, top 3 {c[2]}/{c[0]} = {c[2] / c[0]:.0%}"
+        for (s, lang), c in sorted(count.items(), key=lambda kv: (("all",) + SETS).index(kv[0][0]))
+    ]
+    with capsys.disabled():  # make test prints the figures
+        print("\nsearch evaluation:\n  " + "\n  ".join(report))
+    low = [
+        f"{k} {lang}: {count[('all', lang)][1 + (k == 'top3')]}/{count[('all', lang)][0]} < {FLOOR[k][lang]:.0%}"
+        for k in ("top1", "top3")
+        for lang in ("en", "zh")
+        if count[("all", lang)][1 + (k == "top3")] < FLOOR[k][lang] * count[("all", lang)][0]
+    ]
+    assert not low, "; ".join(low) + "\nnot in the top 3:\n" + "\n".join(misses)
+    assert all(count[("all", lang)][0] >= 100 for lang in ("en", "zh")), "fewer than 100 queries in a language"
+
+
+@pytest.mark.site
+def test_search_query_rewriting(site):
+    """What hooks/search.py makes of a query before lunr sees it (the worker's query string, from node)."""
+    out, code, _ = site
+    assert code == 0
+    cases = [
+        ("en", "GRPO batch size 1 LoRA fine-tune loss 0.6931 PPOTrainer"),
+        ("en", "DPO loss unchanged"),
+        ("zh", "打分都是负数，模型复读 GRPO训练reward为零"),
+    ]
+    asked = {r["query"]: r["lunr"] for r in _node_search_raw(out, cases)}
+    en = asked[cases[0][1]].split()
+    assert "1" in en and "1*" not in en, "a whole number matches only itself, not 10, 11.9, 1024"
+    assert "lora*" in en, "LoRA stays one word (the index does not split it)"
+    assert {"fine*", "tune*"} <= set(en), "a hyphen splits a word, as in the index"
+    assert {"0.6931*", "0.69*", "0.7*"} <= set(en), "a logged number also searches its rounded values"
+    assert {"ppo*", "trainer*"} <= set(en), "CamelCase splits as the index does"
+    assert "stuck*" in asked[cases[1][1]].split(), "a symptom word also searches its synonyms"
+    zh = asked[cases[2][1]].split()
+    assert "都" in zh and "都*" not in zh, "a single character matches only itself, not 都是 or 都有"
+    assert "重复*" in zh and "0" in zh, "复读 also searches 重复; 零 searches the digit"
+    assert {"grpo*", "reward*"} <= set(zh), "Latin words written against Chinese are words of their own"
+
+
+def _node_search_raw(out, cases):
+    """tests/search_eval.js on (lang, query) pairs: English results first, then Chinese."""
+    import json
+    import shutil
+
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("node is not installed: the search worker runs in node")
+    run = subprocess.run(
+        [node, str(ROOT / "tests" / "search_eval.js"), str(out)],
+        input=json.dumps([{"lang": lang, "query": q} for lang, q in cases]),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert run.returncode == 0, run.stderr[-3000:]
+    results = json.loads(run.stdout)
+    assert sorted((r["lang"], r["query"]) for r in results) == sorted(cases), "search_eval.js lost a query"
+    return results
+
+
+@pytest.mark.browser
+def test_search_in_the_browser_lists_what_the_evaluation_measured(site, browser, server):
+    """The evaluation above runs the search worker in node; typed into the real search box, every fourth query
+    lists the same first three pages, in the same order."""
+    out, code, _ = site
+    assert code == 0
+    entries = _queries()[::4]
+    tops = _node_search(out, entries)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
-    hits, misses, first = {"en": 0, "zh": 0}, {"en": [], "zh": []}, {"en": 0, "zh": 0}
+    differ = []
     for lang in ("en", "zh"):
         pg.goto(server + ("/" if lang == "en" else "/zh/"))
         box = pg.locator("input.md-search__input")
@@ -306,29 +409,17 @@ def test_search_evaluation_set_top3(browser, server, capsys):
             pg.wait_for_timeout(150)
             try:
                 pg.wait_for_selector(".md-search-result__item", timeout=3000)
-            except Exception:  # noqa: BLE001 - no result at all is a miss
+            except Exception:  # noqa: BLE001 - no result at all is compared like any other
                 pass
             hrefs = pg.eval_on_selector_all(".md-search-result__item > a", "els => els.map(e => e.href)")
-            top = list(dict.fromkeys(h.split("#")[0].split("?")[0] for h in hrefs))[:3]
-            want = [("/zh/" if lang == "zh" else "/") + e + "/" for e in entry["expected"]]
-            first[lang] += bool(top) and any(top[0].endswith(w) for w in want)
-            if any(t.endswith(w) for t in top for w in want):
-                hits[lang] += 1
-            else:
-                misses[lang].append(f"{entry['query']!r} -> {[t.split(PREFIX)[-1] for t in top]}")
+            root = server + ("/zh/" if lang == "zh" else "/")
+            seen = [h.split("#")[0].split("?")[0].removeprefix(root).rstrip("/") for h in hrefs]
+            top = list(dict.fromkeys(seen))[:3]
+            if top != tops[(lang, entry["query"])][:3]:
+                differ.append(f"{lang} {entry['query']!r}: browser {top}, node {tops[(lang, entry['query'])][:3]}")
     context.close()
-    report = []
-    for lang in ("en", "zh"):
-        n = sum(1 for e in entries if e["lang"] == lang)
-        report.append(
-            f"{lang}: top 1 {first[lang]}/{n} = {first[lang] / max(n, 1):.0%}, "
-            f"top 3 {hits[lang]}/{n} = {hits[lang] / max(n, 1):.0%}"
-        )
-    with capsys.disabled():  # make test prints the figures
-        print("\nsearch evaluation: " + "; ".join(report))
-    failing = [lang for lang in ("en", "zh") if hits[lang] < FLOOR[lang] * sum(1 for e in entries if e["lang"] == lang)]
-    assert not failing, "; ".join(report) + "\nmisses:\n" + "\n".join(m for lang in failing for m in misses[lang])
-    assert all(sum(1 for e in entries if e["lang"] == lang) >= 50 for lang in ("en", "zh")), "fewer than 50 queries"
+    assert len(entries) >= 60
+    assert not differ, "\n".join(differ)
 
 
 def _clipboard_page(browser, server):
