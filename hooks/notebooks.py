@@ -2,7 +2,8 @@
 
 static-i18n rebuilds every file as a plain ``File``, which turns mkdocs-jupyter's notebooks back into static
 downloads; this re-marks ``.ipynb`` files as pages with the ``/<lang>/<path>/`` URL their Markdown neighbours
-get, and points the language switcher at the twin notebook.
+get, and points the language switcher at the twin notebook. mkdocs-jupyter inlines JupyterLab's stylesheets in
+every notebook page: they move to one shared file, pruned to the rules the notebook pages use.
 """
 
 from __future__ import annotations
@@ -47,8 +48,8 @@ NOTEBOOK_CSS = "assets/stylesheets/notebook.css"
 
 
 def on_post_page(output, page, config, **kwargs):
-    """One shared stylesheet instead of 580 KB inlined per notebook page; a notebook plot's alt text is the
-    "Figure: …" sentence written before it (mkdocs-jupyter has none)."""
+    """One shared stylesheet instead of 580 KB inlined per notebook page; plots as lazily loaded files beside the
+    page; a notebook plot's alt text is the "Figure: …" sentence written before it (mkdocs-jupyter has none)."""
     if not page.file.src_uri.endswith(".ipynb"):
         return output
     depth = page.url.rstrip("/").count("/") + 1 if page.url.strip("/") else 0
@@ -57,6 +58,11 @@ def on_post_page(output, page, config, **kwargs):
         target = pathlib.Path(config["site_dir"]) / NOTEBOOK_CSS
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(css, encoding="utf-8")  # the same for every notebook: the last write wins
+    output, images = render.move_images_out(output)
+    folder = pathlib.Path(page.file.abs_dest_path).parent
+    for name, data in images.items():
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
     if _NO_ALT not in output:
         return output
     parts = output.split(_NO_ALT)
@@ -66,3 +72,20 @@ def on_post_page(output, page, config, **kwargs):
         alt = html.escape(html.unescape(found[-1].strip()), quote=True) if found else ""
         out += f'alt="{alt}"' + part
     return out
+
+
+@event_priority(-200)  # after mkdocs-static-i18n (-100) has built every language (as hooks/search.py)
+def on_post_build(config, **kwargs):
+    """The shared stylesheet keeps only what the notebook pages use: JupyterLab's 580 KB (85 KB gzipped) styles a
+    whole IDE, a rendered notebook needs about 20 KB of it (render.prune_css)."""
+    i18n = config.plugins.get("i18n")
+    if i18n is not None and getattr(i18n, "building", False):
+        return  # the nested build of one language: wait for the outer build's end
+    site = pathlib.Path(config["site_dir"])
+    target = site / NOTEBOOK_CSS
+    if not target.exists():
+        return
+    pages = [t for t in (p.read_text(encoding="utf-8") for p in site.rglob("*.html")) if NOTEBOOK_CSS in t]
+    theirs = "".join(p.read_text(encoding="utf-8") for p in (site / "stylesheets").glob("*.css"))
+    css = render.prune_css(target.read_text(encoding="utf-8"), render.used_classes(*pages), "".join(pages) + theirs)
+    target.write_text(css, encoding="utf-8")

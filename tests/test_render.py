@@ -139,6 +139,28 @@ def test_notebook_css_moves_into_one_shared_file():
     assert render.share_notebook_css("<p>plain</p>", "x.css") == ("<p>plain</p>", "")
 
 
+def test_notebook_stylesheet_keeps_only_what_the_pages_use():
+    """render.prune_css: a selector naming a class no page has goes (one inside :not() does not count), @media
+    blocks are pruned alike, and a custom property stays only while something reads it, here or in the pages."""
+    css = (
+        ".w{--used: red;--chain: var(--used);--unused: url(data:x);--page: blue}"
+        ".w .jp-Cell{color: var(--chain)}"
+        ".w .jp-Widget, .w .jp-Cell:not(.jp-mod-active) .jp-Prompt{margin: 0}"
+        ".w .jp-Toolbar{color: var(--unused)}"
+        "@media (max-width: 600px){.w .jp-Toolbar{x: 1}.w .jp-Cell{y: 2}}"
+        "@media print{.w .jp-Toolbar{x: 1}}"
+        "@font-face{font-family: f}"
+    )
+    classes = render.used_classes('<div class="w"><div class="jp-Cell x"><span class="jp-Prompt">', "")
+    assert classes == {"w", "jp-Cell", "x", "jp-Prompt"}
+    out = render.prune_css(css, classes, read_elsewhere='<span style="color: var(--page)">')
+    assert "jp-Toolbar" not in out and "jp-Widget" not in out and "@media print" not in out
+    assert ".w .jp-Cell:not(.jp-mod-active) .jp-Prompt{margin:0}" in out
+    assert "@media (max-width: 600px){.w .jp-Cell{y:2}}" in out and "@font-face" in out
+    assert "--used:red" in out and "--chain:var(--used)" in out and "--page:blue" in out
+    assert "--unused" not in out
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_compatibility_page_lists_each_known_release_defect_with_its_skipped_cells(lang):
     """A defect of a release (contract.RELEASE_DEFECTS) is named on the Compatibility page, in the page's language,
