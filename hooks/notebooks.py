@@ -16,7 +16,7 @@ from types import SimpleNamespace
 
 from mkdocs.plugins import event_priority
 
-from handbook import render
+from handbook import notebook_html
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100) has rebuilt the file list
@@ -44,7 +44,7 @@ _CAPTION = re.compile(r"(?:Figure|图)[:：]\s*(.+?)(?:</p>|$)", re.S)
 
 
 NOTEBOOK_CSS = "assets/stylesheets/notebook.css"
-"""JupyterLab's stylesheets, once for every notebook page (render.share_notebook_css)."""
+"""JupyterLab's stylesheets, once for every notebook page (notebook_html.share_notebook_css)."""
 
 
 def on_post_page(output, page, config, **kwargs):
@@ -53,12 +53,12 @@ def on_post_page(output, page, config, **kwargs):
     if not page.file.src_uri.endswith(".ipynb"):
         return output
     depth = page.url.rstrip("/").count("/") + 1 if page.url.strip("/") else 0
-    output, css = render.share_notebook_css(output, "../" * depth + NOTEBOOK_CSS)
+    output, css = notebook_html.share_notebook_css(output, "../" * depth + NOTEBOOK_CSS)
     if css:
         target = pathlib.Path(config["site_dir"]) / NOTEBOOK_CSS
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(css, encoding="utf-8")  # the same for every notebook: the last write wins
-    output, images = render.move_images_out(output)
+    output, images = notebook_html.move_images_out(output)
     folder = pathlib.Path(page.file.abs_dest_path).parent
     for name, data in images.items():
         folder.mkdir(parents=True, exist_ok=True)
@@ -77,7 +77,7 @@ def on_post_page(output, page, config, **kwargs):
 @event_priority(-200)  # after mkdocs-static-i18n (-100) has built every language (as hooks/search.py)
 def on_post_build(config, **kwargs):
     """The shared stylesheet keeps only what the notebook pages use: JupyterLab's 580 KB (85 KB gzipped) styles a
-    whole IDE, a rendered notebook needs about 20 KB of it (render.prune_css)."""
+    whole IDE, a rendered notebook needs about 20 KB of it (notebook_html.prune_css)."""
     i18n = config.plugins.get("i18n")
     if i18n is not None and getattr(i18n, "building", False):
         return  # the nested build of one language: wait for the outer build's end
@@ -87,5 +87,7 @@ def on_post_build(config, **kwargs):
         return
     pages = [t for t in (p.read_text(encoding="utf-8") for p in site.rglob("*.html")) if NOTEBOOK_CSS in t]
     theirs = "".join(p.read_text(encoding="utf-8") for p in (site / "stylesheets").glob("*.css"))
-    css = render.prune_css(target.read_text(encoding="utf-8"), render.used_classes(*pages), "".join(pages) + theirs)
+    css = notebook_html.prune_css(
+        target.read_text(encoding="utf-8"), notebook_html.used_classes(*pages), "".join(pages) + theirs
+    )
     target.write_text(css, encoding="utf-8")

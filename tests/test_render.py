@@ -6,7 +6,7 @@ import importlib
 
 import pytest
 
-from handbook import compat_page, pages, render, runs, ui
+from handbook import compat_page, notebook_html, pages, render, runs, ui
 
 
 @pytest.mark.parametrize("table", ["LABELS", "COMPAT_LABELS", "FINDER", "ADVICE_LABELS", "CHART"])
@@ -132,15 +132,15 @@ def test_notebook_css_moves_into_one_shared_file():
         '<style type="text/css">\n@charset "UTF-8";.jupyter-wrapper{--a: 1}</style><div class="jupyter-wrapper">'
         '<style type="text/css">\n.jupyter-wrapper{--b: 2}</style><p>cell</p></div></body>'
     )
-    out, css = render.share_notebook_css(page, "../../assets/stylesheets/notebook.css")
+    out, css = notebook_html.share_notebook_css(page, "../../assets/stylesheets/notebook.css")
     assert "--a: 1" in css and "--b: 2" in css and "<style" not in css
     assert out.count('<link rel="stylesheet" href="../../assets/stylesheets/notebook.css">') == 1
     assert "jupyter-wrapper{" not in out and "<style>pre { x: 1 }</style>" in out and "<p>cell</p>" in out
-    assert render.share_notebook_css("<p>plain</p>", "x.css") == ("<p>plain</p>", "")
+    assert notebook_html.share_notebook_css("<p>plain</p>", "x.css") == ("<p>plain</p>", "")
 
 
 def test_notebook_stylesheet_keeps_only_what_the_pages_use():
-    """render.prune_css: a selector naming a class no page has goes (one inside :not() does not count), @media
+    """notebook_html.prune_css: a selector naming a class no page has goes (one inside :not() does not count), @media
     blocks are pruned alike, and a custom property stays only while something reads it, here or in the pages."""
     css = (
         ".w{--used: red;--chain: var(--used);--unused: url(data:x);--page: blue}"
@@ -151,9 +151,9 @@ def test_notebook_stylesheet_keeps_only_what_the_pages_use():
         "@media print{.w .jp-Toolbar{x: 1}}"
         "@font-face{font-family: f}"
     )
-    classes = render.used_classes('<div class="w"><div class="jp-Cell x"><span class="jp-Prompt">', "")
+    classes = notebook_html.used_classes('<div class="w"><div class="jp-Cell x"><span class="jp-Prompt">', "")
     assert classes == {"w", "jp-Cell", "x", "jp-Prompt"}
-    out = render.prune_css(css, classes, read_elsewhere='<span style="color: var(--page)">')
+    out = notebook_html.prune_css(css, classes, read_elsewhere='<span style="color: var(--page)">')
     assert "jp-Toolbar" not in out and "jp-Widget" not in out and "@media print" not in out
     assert ".w .jp-Cell:not(.jp-mod-active) .jp-Prompt{margin:0}" in out
     assert "@media (max-width: 600px){.w .jp-Cell{y:2}}" in out and "@font-face" in out
