@@ -44,9 +44,12 @@ from transformers import set_seed
 from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+# 1 on a real model; the handbook's 2-layer test model needs ~300x to move in a few steps
+LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
 TOPICS = ["the weather", "a cat", "your day", "music", "the sea", "a book", "coffee", "trains"]
 TOPICS += ["rain", "a garden", "the moon", "bread", "a river", "tea", "snow", "a dog"]
+TOPICS += ["a friend", "summer", "the city", "a mountain"]
 
 
 def prompts(topics):
@@ -59,19 +62,19 @@ def proxy(completions, **kwargs):
 
 
 def train(seed, callbacks=None):
-    """Up to 12 GRPO steps on the proxy, evaluating proxy and gold on held-out prompts every 2 steps."""
+    """Up to 20 GRPO steps on the proxy, evaluating proxy and gold on 8 held-out prompts after every step."""
     set_seed(seed)
     args = dataclasses.replace(
         grpo_config,
-        learning_rate=1e-1,  # far above 1e-6 on purpose: the tiny test model over-optimises within a dozen steps
+        learning_rate=3e-4 * LR_SCALE,  # 300x the 1e-6 above on purpose: over-optimise within 20 steps
         num_generations=4,
         per_device_train_batch_size=8,
         generation_batch_size=None,  # derived by __post_init__: reset, or replace() refuses the config
         steps_per_generation=None,
-        per_device_eval_batch_size=16,
-        max_completion_length=12,
-        max_steps=12,
-        eval_steps=2,  # 6 evaluations within the 12 steps
+        per_device_eval_batch_size=32,  # 8 prompts x 4 completions
+        max_completion_length=16,
+        max_steps=20,
+        eval_steps=1,  # evaluate after every step: a collapse can take 2
         lr_scheduler_type="constant",
         logging_steps=1,
         save_strategy="no",
