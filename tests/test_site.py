@@ -281,8 +281,9 @@ QUERIES = ROOT / "tests" / "search_queries.yaml"
 SETS = ("tuning", "held-out", "blind")
 # Floors over all sets together, per language: what the site reaches today less a margin of about 3 queries, so
 # a change that makes search worse fails here while one new page that shifts a few near ties does not. Measured
-# on 2026-12-04: top 1 en 137/164 = 84%, zh 107/137 = 78%; top 3 en 154/164 = 94%, zh 125/137 = 91%.
-FLOOR = {"top1": {"en": 0.81, "zh": 0.75}, "top3": {"en": 0.91, "zh": 0.89}}
+# on 2026-12-05, after 50 blind queries were added: top 1 en 152/186 = 82%, zh 129/165 = 78%; top 3 en 173/186 =
+# 93%, zh 151/165 = 92%.
+FLOOR = {"top1": {"en": 0.80, "zh": 0.76}, "top3": {"en": 0.91, "zh": 0.89}}
 
 
 def _queries():
