@@ -11,7 +11,8 @@
    split where the index splits; question words dropped; symptom synonyms added (``SYNONYMS``); a logged number
    also searched rounded; whole numbers and single Chinese characters matched exactly, not as prefixes.
    Results are scored by lunr's score times the share of the reader's words a page matches (``_COVER``), with
-   BM25's length normalisation, which Material turns off, back on (``_LENGTH_FIXED``).
+   BM25's length normalisation, which Material turns off, back on (``_LENGTH_FIXED``). A result's "Missing:" line
+   names only words the reader wrote, as written (``hbTerms``): not the synonyms, stems and rounded numbers.
    tests/search_queries.yaml measures it (tests/test_site.py, with the worker run in node by
    tests/search_eval.js); the same file records which queries the ranking was tuned on.
 4. Chinese query segmentation (below).
@@ -92,8 +93,10 @@ def synonyms_js(groups: list[str] = SYNONYMS) -> str:
 
 _QUERY = r'search(e){if(e=e.replace(new RegExp("\\p{sc=Han}+","gu")'
 _QUERY_FIXED = (
+    # the reader's own query, and below which word each English stem came from: hbTerms() shows their words
+    r"search(e){if(this.hbRaw=e.toLowerCase(),this.hbStem={},"
     # "loss 为零" is "loss is 0": the pages write the digit
-    r'search(e){if(e=e.replace(/零/g," 0 ")'
+    r'e=e.replace(/零/g," 0 ")'
     # a hyphen inside a word splits it, as the index's separator does: "fine-tune" -> "fine tune", "1e-4" -> "1e 4"
     r'.replace(/([A-Za-z0-9])-(?=[A-Za-z0-9])/g,"$1 ")'
     # an identifier keeps a whole form too: "num_generations" also searches "numgenerations", which only the
@@ -121,7 +124,8 @@ _QUERY_FIXED = (
     # where the index stems English words, stem the query's words too: Material turns terms into prefix queries,
     # which skip lunr's pipeline, so "margins*" would never meet the indexed stem "margin"
     r"this.index.pipeline._stack.indexOf(lunr.stemmer)>=0&&"
-    r"(e=e.replace(/[A-Za-z]+/g,w=>lunr.stemmer(new lunr.Token(w.toLowerCase())).toString())),"
+    r"(e=e.replace(/[A-Za-z]+/g,w=>{let s=lunr.stemmer(new lunr.Token(w.toLowerCase())).toString();"
+    r"this.hbStem[s]=this.hbStem[s]||w.toLowerCase();return s})),"
     r'e=e.replace(new RegExp("\\p{sc=Han}+","gu")'
 )
 
@@ -130,12 +134,14 @@ _TERMS_FIXED = (
     # Material makes every term a prefix ("1*"), and lunr adds up the score of every word a prefix expands to:
     # "1*" scored 1, 10, 11.9, 1024 ... and ranked the page that prints most numbers first; "对*" scored 对话,
     # 对比, 对不上. A whole number and a single Chinese character match only themselves; a decimal ("0.69*")
-    # still finds "0.6931", and a word still finds its longer forms.
-    r'e={name}(e).replace(/(^|\s)([+-]?\d+|\p{{sc=Han}})\*+(?=\s|$)/gu,"$1$2"),!e)'
+    # still finds "0.6931", and a word still finds its longer forms. The segmented Chinese words came with a star
+    # already and got a second one ("训练**"): Material's check of which words a page matches then never matched
+    # them, so its coverage bonus ignored every Chinese word but the last, and "missing" listed words the page had.
+    r'e={name}(e).replace(/\*{{2,}}/g,"*").replace(/(^|\s)([+-]?\d+|\p{{sc=Han}})\*+(?=\s|$)/gu,"$1$2"),!e)'
 )
 
 _SCORE = re.compile(r"matchData:(\w)\}\)=>(.{0,600}?)\{score:(\w)\*\(1\+(\w)\((\w),2\)\),terms:(\w)\}", re.S)
-_SCORE_FIXED = "matchData:{u}}})=>{body}{{score:{a}*(1+{k}({g},2))*hbCover(this,{u}.metadata),terms:{f}}}"
+_SCORE_FIXED = "matchData:{u}}})=>{body}{{score:{a}*(1+{k}({g},2))*hbCover(this,{u}.metadata),terms:hbTerms(this,{f})}}"
 _COVER = (
     # Material ranks by lunr's score times a small bonus for the share of query terms a page matches, so a page
     # matching one rare word of a pasted sentence in its title outranked the page matching every other word.
@@ -146,6 +152,11 @@ _COVER = (
     "let k=Object.keys(m),st=t.index.pipeline._stack.indexOf(lunr.stemmer)>=0,n=0;"
     "for(let x of w){x=x.toLowerCase();if(st&&/^[a-z]+$/.test(x))x=lunr.stemmer(new lunr.Token(x)).toString();"
     "if(k.some(y=>/^[+-]?\\d+$/.test(x)?y===x:y.startsWith(x)))n++}return n/w.length}\n"
+    # A result lists the query's words the page lacks ("Missing: ..."). Show only the words the reader wrote, as
+    # they wrote them: not the synonyms, rounded numbers and joined identifiers the query gained, nor stems ("mani").
+    'function hbTerms(t,f){let r=t.hbRaw||"",o={};for(const[k,v]of Object.entries(f)){let w=t.hbStem&&t.hbStem[k]||k,'
+    'x=w.toLowerCase();if(/\\p{sc=Han}/u.test(x)?r.includes(x):new RegExp("(^|[^a-z0-9.])"+'
+    'x.replace(/[.*+?^${}()|[\\]\\\\]/g,"\\\\$&")+"(?![a-z0-9]|\\\\.\\\\d)").test(r))o[w]=v}return o}\n'
 )
 
 _LENGTH = 'this.metadataWhitelist=["position"],this.b(0),'

@@ -1,6 +1,7 @@
 // Runs the built site's own search worker (Material's, as patched by hooks/search.py) in node, without a
 // browser: `node tests/search_eval.js SITE_DIR < queries.json` prints, for each {lang, query}, the locations of
-// the first five pages the search box would list (`top`) and the query string the worker gave lunr (`lunr`).
+// the first five pages the search box would list (`top`), the query string the worker gave lunr (`lunr`) and the
+// words the first result reports as matched or missing (`terms`).
 // tests/test_site.py checks that a browser lists the same pages.
 "use strict";
 const fs = require("fs"), path = require("path"), vm = require("vm");
@@ -44,13 +45,13 @@ function engine(lang) {
     await e.setup();
     for (const q of mine) {
       const [answer, asked] = await e.search(q.query);
-      const top = [];
-      for (const item of (answer && answer.data.items) || []) {
+      const items = (answer && answer.data.items) || [], top = [];
+      for (const item of items) {
         const loc = item[0].location.split("#")[0].replace(/\/$/, "");
         if (!top.includes(loc)) top.push(loc);
         if (top.length === 5) break;
       }
-      out.push({ lang, query: q.query, top, lunr: asked });
+      out.push({ lang, query: q.query, top, lunr: asked, terms: items.length ? items[0][0].terms : {} });
     }
   }
   process.stdout.write(JSON.stringify(out));

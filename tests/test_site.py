@@ -352,8 +352,12 @@ def test_search_query_rewriting(site):
         ("en", "GRPO batch size 1 LoRA fine-tune loss 0.6931 PPOTrainer"),
         ("en", "DPO loss unchanged"),
         ("zh", "打分都是负数，模型复读 GRPO训练reward为零"),
+        ("en", "my grpo loss is zero after many steps 0.6931"),
+        ("zh", "训练完模型只会说你好"),
     ]
-    asked = {r["query"]: r["lunr"] for r in _node_search_raw(out, cases)}
+    results = _node_search_raw(out, cases)
+    asked = {r["query"]: r["lunr"] for r in results}
+    terms = {r["query"]: r["terms"] for r in results}
     en = asked[cases[0][1]].split()
     assert "1" in en and "1*" not in en, "a whole number matches only itself, not 10, 11.9, 1024"
     assert "lora*" in en, "LoRA stays one word (the index does not split it)"
@@ -365,6 +369,15 @@ def test_search_query_rewriting(site):
     assert "都" in zh and "都*" not in zh, "a single character matches only itself, not 都是 or 都有"
     assert "重复*" in zh and "0" in zh, "复读 also searches 重复; 零 searches the digit"
     assert {"grpo*", "reward*"} <= set(zh), "Latin words written against Chinese are words of their own"
+    # the words a result reports as matched or missing ("Missing: ...") are the reader's, as written
+    en_terms = terms[cases[3][1]]
+    assert {"grpo", "loss", "many", "steps", "0.6931"} <= set(en_terms), en_terms
+    assert not {"mani", "损失", "0.7", "0.69"} & set(en_terms), f"stems, synonyms or rounded numbers shown: {en_terms}"
+    zh_terms = terms[cases[4][1]]
+    assert zh_terms.get("训练") is True and zh_terms.get("模型") is True, (
+        f"a word the page has is 'missing': {zh_terms}"
+    )
+    assert not any(k.endswith("*") for k in zh_terms), zh_terms
     worker = next((out / "assets" / "javascripts" / "workers").glob("search.*.min.js")).read_text(encoding="utf-8")
     assert "this.b(.75)" in worker, "BM25 length normalisation is back on (Material builds the index with b=0)"
 
@@ -513,6 +526,24 @@ def test_pasted_text_searches_without_a_key_press_and_chinese_gets_a_hint(page, 
     page.goto(hint.get_attribute("href"))
     page.wait_for_selector(".md-search-result__item", timeout=5000)  # the theme's ?q= opens search with it
     assert "/zh/" in page.eval_on_selector(".md-search-result__item > a", "a => a.href")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_search_that_finds_nothing_points_to_the_symptom_finder(page, server, lang):
+    """A query no page matches gets, in the reader's language, links to the symptom finder and the log doctor;
+    the links go once the query finds pages again."""
+    root = f"{server}/{'zh/' if lang == 'zh' else ''}"
+    page.goto(root)
+    page.click("input.md-search__input")
+    page.fill("input.md-search__input", "xyzzy frobnicate")
+    page.wait_for_selector(".hb-search-none", timeout=5000)
+    links = page.eval_on_selector_all(".hb-search-none a", "links => links.map(a => a.href)")
+    assert links == [root + "start/symptoms/", root + "debugging/log-doctor/"]
+    assert ("症状" in page.inner_text(".hb-search-none")) == (lang == "zh")
+    page.fill("input.md-search__input", "frac_reward_zero_std")
+    page.wait_for_selector(".md-search-result__item", timeout=5000)
+    assert page.query_selector(".hb-search-none") is None
 
 
 PHONE_PAGES = [

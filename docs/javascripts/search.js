@@ -1,6 +1,7 @@
 // Search that takes a paste: the theme searches on key release, so text pasted with the mouse, committed by an
 // input method or filled in by the browser would not search until the next key. Every input event searches.
 // On the English site, a query in Chinese gets a link to the same search on the Chinese site.
+// A query that finds nothing gets the ways in by symptom (the <template id="hb-search-none"> of overrides/main.html).
 (() => {
   const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
   const english = !document.documentElement.lang.startsWith("zh");
@@ -26,6 +27,20 @@
     link.textContent = "到中文站搜索「" + input.value + "」";
     box.replaceChildren("中文页面在中文站：", link, " · Chinese pages are on the Chinese site.");
   };
+  const none = () => {
+    const result = document.querySelector(".md-search-result");
+    const input = document.querySelector("[data-md-component=search-query]");
+    const template = document.getElementById("hb-search-none");
+    if (!result || !input || !template) return;
+    const list = result.querySelector(".md-search-result__list");
+    const empty = input.value.trim() && list && !list.children.length;
+    const box = result.querySelector(".hb-search-none");
+    if (empty && !box) result.append(template.content.cloneNode(true));
+    else if (!empty) box?.remove();
+  };
+  // the theme fills the result list and its count line when the search worker answers: look after each change
+  const result = document.querySelector(".md-search-result");
+  if (result) new MutationObserver(none).observe(result, { childList: true, subtree: true, characterData: true });
   document.addEventListener("input", (event) => {
     const input = event.target;
     if (!input.matches || !input.matches("[data-md-component=search-query]") || event.isComposing) return;
