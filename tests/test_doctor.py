@@ -96,7 +96,10 @@ def test_short_excerpt_and_unless():
     conditions veto a rule."""
     rule = {"when": [{"metric": "loss", "is": "below", "value": 0.05, "for": 3}]}
     one = [{"step": 1, "loss": 0.0, "grad_norm": 0.0}]
-    assert R.diagnose(one, [{**PAGE, "rule": rule}])
+    (found,) = R.diagnose(one, [{**PAGE, "rule": rule}])
+    assert found.evidence[0].text == "loss below 0.05 for 1 logged step(s)", "the count matched, not the rule's 3"
+    long = [{"step": s, "loss": 0.0} for s in range(1, 6)]
+    assert R.diagnose(long, [{**PAGE, "rule": rule}])[0].evidence[0].text == "loss below 0.05 for 3 logged step(s)"
     assert not R.diagnose(one + [{"step": 2, "loss": 0.5}], [{**PAGE, "rule": rule}])
     vetoed = {**rule, "unless": [{"metric": "grad_norm", "is": "below", "value": 1e-10}]}
     assert not R.diagnose(one, [{**PAGE, "rule": vetoed}])

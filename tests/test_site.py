@@ -546,6 +546,40 @@ def test_a_search_that_finds_nothing_points_to_the_symptom_finder(page, server, 
     assert page.query_selector(".hb-search-none") is None
 
 
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_log_pasted_into_search_goes_to_the_log_doctor(page, server, lang):
+    """A training log pasted into the search box gets a link to the log doctor, which opens with the log as pasted
+    (line breaks kept, though the search box drops them) and diagnoses it; one metric name gets no such link."""
+    root = f"{server}/{'zh/' if lang == 'zh' else ''}"
+    page.goto(root)
+    page.click("input.md-search__input")
+    page.fill("input.md-search__input", "frac_reward_zero_std")
+    page.wait_for_selector(".md-search-result__item", timeout=5000)
+    assert page.query_selector(".hb-search-log") is None
+    row = (
+        "{{'loss': 0.0, 'grad_norm': 0.0, 'reward': 0.5, 'reward_std': 0.0, 'frac_reward_zero_std': 1.0, 'epoch': {}}}"
+    )
+    log = "\n".join(row.format(epoch) for epoch in (0.01, 0.02))
+    page.evaluate(
+        """(log) => {  // what a paste does: a paste event with the clipboard's text, then the box's new value
+            const input = document.querySelector("input.md-search__input"), data = new DataTransfer();
+            data.setData("text/plain", log);
+            input.dispatchEvent(new ClipboardEvent("paste", { clipboardData: data, bubbles: true }));
+            input.value = log.replace(/\\n/g, "");
+            input.dispatchEvent(new Event("input", { bubbles: true }));
+        }""",
+        log,
+    )
+    with page.expect_navigation():
+        page.click(".hb-search-log a", timeout=5000)
+    assert page.url == root + "debugging/log-doctor/#diagnose"
+    assert page.input_value("#hb-doctor-log") == log
+    page.wait_for_selector(".hb-doctor__finding", timeout=10000)
+    found = page.eval_on_selector_all(".hb-doctor__finding", "items => items.map(i => i.dataset.page)")
+    assert "grpo-zero-std-group" in found, found
+
+
 PHONE_PAGES = [
     "/",
     "/preference/",

@@ -1041,11 +1041,13 @@
     above: {
       match: (pts, finite, cond, n) => runs(pts, (v) => Number.isFinite(v) && v > cond.value, short(pts, n)),
       en: "{metric} above {value} for {n} logged step(s)",
+      capped: true,
       zh: "{metric} 连续 {n} 个记录步高于 {value}",
     },
     below: {
       match: (pts, finite, cond, n) => runs(pts, (v) => Number.isFinite(v) && v < cond.value, short(pts, n)),
       en: "{metric} below {value} for {n} logged step(s)",
+      capped: true,
       zh: "{metric} 连续 {n} 个记录步低于 {value}",
     },
     equals: {
@@ -1054,6 +1056,7 @@
         return runs(pts, (v) => Number.isFinite(v) && Math.abs(v - cond.value) <= limit, short(pts, n));
       },
       en: "{metric} equal to {value} for {n} logged step(s)",
+      capped: true,
       zh: "{metric} 连续 {n} 个记录步等于 {value}",
     },
     constant: {
@@ -1201,7 +1204,7 @@
     return null;
   }
 
-  function describe(cond, lang, metric) {
+  function describe(cond, lang, metric, points) {
     const pattern = cond.is;
     const tokens = NUM_TOKENS.get(cond) || new Map();
     let value = get(cond, "value", null), valueToken = tokens.get("value");
@@ -1211,12 +1214,12 @@
       value = 10;
       valueToken = "10";
     }
-    const vars = {
-      metric: metric || cond.metric,
-      value: pyStr(value, valueToken),
-      n: pyStr(get(cond, "for", PATTERNS[pattern].defaultFor), tokens.get("for")),
-      pct,
-    };
+    const rulesFor = get(cond, "for", PATTERNS[pattern].defaultFor);
+    let n = pyStr(rulesFor, tokens.get("for"));
+    if (PATTERNS[pattern].capped && points && points.length < Math.trunc(Number(rulesFor))) {
+      n = String(points.length); // a pasted row or two: "for 1 logged step(s)", not the rule's 2
+    }
+    const vars = { metric: metric || cond.metric, value: pyStr(value, valueToken), n, pct };
     return PATTERNS[pattern][lang].replace(/\{(\w+)\}/g, (_, k) => vars[k]);
   }
 
@@ -1231,7 +1234,7 @@
       if (get(rule, "unless", []).some((c) => condition(c, log, allKeys))) continue;
       const evidence = [];
       for (const [c, r] of held) {
-        for (const [metric, points] of r) evidence.push({ metric, text: describe(c, lang, metric), points });
+        for (const [metric, points] of r) evidence.push({ metric, text: describe(c, lang, metric, points), points });
       }
       let firstStep = null;
       for (const e of evidence) for (const [s] of e.points) if (firstStep === null || s < firstStep) firstStep = s;
@@ -1441,6 +1444,15 @@
     box.addEventListener("keydown", (event) => {
       if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) run();
     });
+    let handed = null; // a log pasted into the search box and handed over (docs/javascripts/search.js)
+    try {
+      handed = sessionStorage.getItem("hb-doctor-log");
+      sessionStorage.removeItem("hb-doctor-log");
+    } catch (e) {}
+    if (handed) {
+      box.value = handed;
+      run();
+    }
   }
   const init = () => document.querySelectorAll(".hb-doctor").forEach(bind);
   // Material's document$ emits on the first load and after each instant navigation; without it, bind once

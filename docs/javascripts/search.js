@@ -2,6 +2,8 @@
 // input method or filled in by the browser would not search until the next key. Every input event searches.
 // On the English site, a query in Chinese gets a link to the same search on the Chinese site.
 // A query that finds nothing gets the ways in by symptom (the <template id="hb-search-none"> of overrides/main.html).
+// A pasted training log gets a link that hands it to the log doctor (<template id="hb-search-log">), which reads it
+// from sessionStorage: nothing leaves the browser.
 (() => {
   const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
   const english = !document.documentElement.lang.startsWith("zh");
@@ -27,6 +29,33 @@
     link.textContent = "到中文站搜索「" + input.value + "」";
     box.replaceChildren("中文页面在中文站：", link, " · Chinese pages are on the Chinese site.");
   };
+  // two logged values or more ("'loss': 0.0, 'grad_norm': nan", "reward_std: 0.0 kl: 0.1") make a log
+  const LOGGED = /['"]?[A-Za-z][\w\/.-]*['"]?\s*:\s*[-+]?(?:\d|nan\b|inf\b)/gi;
+  let pasted = ""; // the search box drops a paste's line breaks: the doctor gets the lines as pasted
+  const logHint = (input) => {
+    const result = document.querySelector(".md-search-result");
+    const template = document.getElementById("hb-search-log");
+    if (!result || !template) return;
+    const box = result.querySelector(".hb-search-log");
+    if ((input.value.match(LOGGED) || []).length < 2) {
+      box?.remove();
+      return;
+    }
+    if (box) return;
+    result.prepend(template.content.cloneNode(true));
+    result.querySelector(".hb-search-log a").addEventListener("click", () => {
+      const squeeze = (s) => s.replace(/\s+/g, "");
+      const log = pasted && squeeze(input.value).includes(squeeze(pasted)) ? pasted : input.value;
+      try {
+        sessionStorage.setItem("hb-doctor-log", log);
+      } catch (e) {} // storage switched off: the doctor opens empty
+    });
+  };
+  document.addEventListener("paste", (event) => {
+    if (event.target.matches && event.target.matches("[data-md-component=search-query]")) {
+      pasted = event.clipboardData ? event.clipboardData.getData("text") : "";
+    }
+  });
   const none = () => {
     const result = document.querySelector(".md-search-result");
     const input = document.querySelector("[data-md-component=search-query]");
@@ -46,6 +75,7 @@
     if (!input.matches || !input.matches("[data-md-component=search-query]") || event.isComposing) return;
     input.dispatchEvent(new KeyboardEvent("keyup", { bubbles: true }));
     hint(input);
+    logHint(input);
   });
   document.addEventListener("compositionend", (event) => {
     if (event.target.matches && event.target.matches("[data-md-component=search-query]")) {

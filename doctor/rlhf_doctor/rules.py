@@ -175,17 +175,30 @@ class Pattern:
     zh: str
     needs_value: bool = False
     default_for: int = 1
+    capped: bool = False  # ``for`` is capped at the values logged (_short): the evidence says how many matched
 
 
 PATTERNS: dict[str, Pattern] = {
     "above": Pattern(
-        _above, "{metric} above {value} for {n} logged step(s)", "{metric} 连续 {n} 个记录步高于 {value}", True
+        _above,
+        "{metric} above {value} for {n} logged step(s)",
+        "{metric} 连续 {n} 个记录步高于 {value}",
+        True,
+        capped=True,
     ),
     "below": Pattern(
-        _below, "{metric} below {value} for {n} logged step(s)", "{metric} 连续 {n} 个记录步低于 {value}", True
+        _below,
+        "{metric} below {value} for {n} logged step(s)",
+        "{metric} 连续 {n} 个记录步低于 {value}",
+        True,
+        capped=True,
     ),
     "equals": Pattern(
-        _equals, "{metric} equal to {value} for {n} logged step(s)", "{metric} 连续 {n} 个记录步等于 {value}", True
+        _equals,
+        "{metric} equal to {value} for {n} logged step(s)",
+        "{metric} 连续 {n} 个记录步等于 {value}",
+        True,
+        capped=True,
     ),
     "constant": Pattern(
         _constant, "{metric} unchanged for {n} logged steps", "{metric} 连续 {n} 个记录步保持不变", default_for=3
@@ -231,16 +244,18 @@ def _condition(cond: dict, log: list[dict], all_keys: set[str]) -> list[tuple[st
     return None
 
 
-def describe(cond: dict, lang: str, metric: str | None = None) -> str:
+def describe(cond: dict, lang: str, metric: str | None = None, points: list | None = None) -> str:
+    """The evidence line of a condition; ``points``, the values it matched, give the count on a short excerpt."""
     pattern = cond["is"]
     value = cond.get("value")
     pct = f"{(value if value is not None else 0.5):.0%}" if pattern in ("rising", "falling") else ""
     if pattern == "spike" and value is None:
         value = 10
     words = getattr(PATTERNS[pattern], lang)
-    return words.format(
-        metric=metric or cond["metric"], value=value, n=cond.get("for", PATTERNS[pattern].default_for), pct=pct
-    )
+    n = cond.get("for", PATTERNS[pattern].default_for)
+    if PATTERNS[pattern].capped and points is not None and len(points) < int(n):
+        n = len(points)  # a pasted row or two: "for 1 logged step(s)", not the rule's 2
+    return words.format(metric=metric or cond["metric"], value=value, n=n, pct=pct)
 
 
 def diagnose(log: list[dict], rules: list[dict] | None = None, lang: str = "en") -> list[Finding]:
@@ -257,7 +272,9 @@ def diagnose(log: list[dict], rules: list[dict] | None = None, lang: str = "en")
             continue
         if any(_condition(c, log, all_keys) for c in rule.get("unless", [])):
             continue
-        evidence = [Evidence(metric, describe(c, lang, metric), points) for c, r in held for metric, points in r]
+        evidence = [
+            Evidence(metric, describe(c, lang, metric, points), points) for c, r in held for metric, points in r
+        ]
         findings.append(Finding(page, evidence))
     findings.sort(key=lambda f: (f.kind == "expected", -len(f.evidence), f.first_step, f.page["id"]))
     return findings
