@@ -259,3 +259,38 @@ CHART = {
         "and": "与",
     },
 }
+
+# -- the theme templates (overrides/404.html, overrides/main.html), given to Jinja as hb_ui by hooks/i18n.py ---------
+TEMPLATES = {
+    "en": {
+        "404_title": "404: no page here",
+        "404_intro": "Nothing lives at this address: the page may have been renamed or moved. Find it by what you see:",
+        "search": "Search",
+        "search_placeholder": "Paste an error or a metric, e.g. frac_reward_zero_std",
+        "finder": "What do you see? (the symptom finder)",
+        "doctor": "The log doctor: paste your training log",
+        "advice": "Common advice, checked",
+        "home": "Home",
+        "search_none": "No page has these words. Keep only the error or the metric name and try again, or find the "
+        "page by what you see:",
+        "search_none_finder": "What do you see?",
+        "search_none_doctor": "the log doctor",
+        "search_log": "This looks like a training log: ",
+        "search_log_link": "hand it to the log doctor, which reads it whole and names the pages its metrics match",
+    },
+    "zh": {
+        "404_title": "404：没有这个页面",
+        "404_intro": "这个地址没有页面：也许它已改名或移动。按你看到的症状找：",
+        "search": "搜索",
+        "search_placeholder": "粘贴报错或指标名，如 frac_reward_zero_std",
+        "finder": "你看到了什么？（症状索引）",
+        "doctor": "日志诊断：粘贴你的训练日志",
+        "advice": "常见说法，逐条验证",
+        "home": "首页",
+        "search_none": "没有页面含有这些词。少写几个词，只留报错或指标名再试；或者按症状找：",
+        "search_none_finder": "你看到了什么？",
+        "search_none_doctor": "日志诊断",
+        "search_log": "这像是一段训练日志：",
+        "search_log_link": "交给日志诊断，它读完整段日志，指出指标吻合的页面",
+    },
+}

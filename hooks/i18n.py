@@ -3,6 +3,8 @@
 - A line break between two Chinese characters is not a space: Markdown turns a soft line break into a space,
   right between English words and wrong between Chinese characters ("训练 过程"). On Chinese pages this joins
   such lines before Markdown sees them, outside code.
+- The theme templates' strings (overrides/404.html, overrides/main.html) come from ``handbook.ui.TEMPLATES``, given to
+  Jinja as ``hb_ui``.
 - One 404 page per language: static-i18n builds the Chinese site last and its 404.html overwrites the English
   one at the site root. The English one is put back at the root (the page a static host serves for any
   missing path) and the Chinese one is kept at ``zh/404.html``.
@@ -15,7 +17,7 @@ import re
 
 from _common import lang_of_src
 
-from handbook import markdown_scan
+from handbook import markdown_scan, ui
 
 CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
 _BREAK = re.compile(rf"(?<=[{CJK}])[ \t]*\n[ \t]*(?=[{CJK}])")
@@ -41,6 +43,11 @@ def join_cjk_lines(markdown: str) -> str:
 
 def on_page_markdown(markdown, page, config, files, **kwargs):
     return join_cjk_lines(markdown) if lang_of_src(page.file.src_uri) == "zh" else markdown
+
+
+def on_env(env, config, files, **kwargs):
+    env.globals["hb_ui"] = ui.TEMPLATES
+    return env
 
 
 _root_404: dict[str, bytes] = {}

@@ -49,7 +49,7 @@ def server(site):
     if code != 0:
         pytest.fail(f"site did not build:\n{log[-2000:]}")
     handler = functools.partial(_QuietHandler, directory=str(out.parent))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    httpd = _QuietServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}{PREFIX}"
@@ -59,6 +59,13 @@ def server(site):
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):
         pass
+
+
+class _QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        """A browser that leaves a page drops the requests still loading (BrokenPipeError): not a server error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
 
 
 @pytest.fixture(scope="session")

@@ -9,7 +9,7 @@ import pytest
 from handbook import compat_page, notebook_html, pages, render, runs, ui
 
 
-@pytest.mark.parametrize("table", ["LABELS", "COMPAT_LABELS", "FINDER", "ADVICE_LABELS", "CHART"])
+@pytest.mark.parametrize("table", ["LABELS", "COMPAT_LABELS", "FINDER", "ADVICE_LABELS", "CHART", "TEMPLATES"])
 def test_every_ui_table_says_the_same_things_in_both_languages(table):
     t = getattr(ui, table)
     assert set(t) == {"en", "zh"} and set(t["en"]) == set(t["zh"]), table
