@@ -1041,14 +1041,14 @@
     above: {
       match: (pts, finite, cond, n) => runs(pts, (v) => Number.isFinite(v) && v > cond.value, short(pts, n)),
       en: "{metric} above {value} for {n} logged step(s)",
-      capped: true,
       zh: "{metric} 连续 {n} 个记录步高于 {value}",
+      capped: true,
     },
     below: {
       match: (pts, finite, cond, n) => runs(pts, (v) => Number.isFinite(v) && v < cond.value, short(pts, n)),
       en: "{metric} below {value} for {n} logged step(s)",
-      capped: true,
       zh: "{metric} 连续 {n} 个记录步低于 {value}",
+      capped: true,
     },
     equals: {
       match: (pts, finite, cond, n) => {
@@ -1056,8 +1056,8 @@
         return runs(pts, (v) => Number.isFinite(v) && Math.abs(v - cond.value) <= limit, short(pts, n));
       },
       en: "{metric} equal to {value} for {n} logged step(s)",
-      capped: true,
       zh: "{metric} 连续 {n} 个记录步等于 {value}",
+      capped: true,
     },
     constant: {
       match: (pts, finite, cond, n) => {
