@@ -18,7 +18,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from handbook import contract, tiny
+from handbook import contract, evidence, pages, tiny
 
 WORKER = pathlib.Path(__file__).with_name("page_worker.py")
 TIMEOUT = float(os.environ.get("HANDBOOK_SNIPPET_TIMEOUT", "240"))
@@ -44,7 +44,7 @@ ENV = {
 @dataclass
 class Result:
     ok: bool
-    kind: str  # passed | claim | error | paste | contract | timeout | crash
+    kind: str  # passed | claim | error | paste | contract | timeout | crash | collapsed
     message: str
     traceback: str = ""
     seconds: float = 0.0
@@ -120,15 +120,27 @@ class PageRunner:
         return target
 
     def run(self, page: pathlib.Path, func: str, seed: int, timeout: float = TIMEOUT) -> Result:
-        """Run ``func(seed)`` of the code ``page`` shows."""
-        return self.run_file(self.code_file(page), func, seed, timeout)
+        """Run ``func(seed)`` of the code ``page`` shows; a pass counts only if its runs are evidence: every trainer
+        trained sanely unless the page claims that run's failure (``handbook.evidence``)."""
+        res = self.run_file(self.code_file(page), func, seed, timeout)
+        if res.ok:
+            claimed = pages.load(page).meta.get("claimed_failures") or {}
+            insane = evidence.verdict(res.runs, evidence.vocab_size(self.model_for(seed)), claimed)
+            if insane:
+                res.ok, res.kind = False, "collapsed"
+                res.message = "; ".join(insane) + f" (the check itself passed: {res.message})"
+        return res
+
+    def model_for(self, seed: int) -> str:
+        """What the page's ``MODEL`` points at for this seed."""
+        return self.model or os.environ.get(contract.MODEL_ENV) or tiny.model_path(seed)
 
     def run_file(self, code: pathlib.Path, func: str, seed: int, timeout: float = TIMEOUT) -> Result:
         if self.proc is None or self.proc.poll() is not None:
             self._start()
         assert self.proc and self.proc.stdin
         model = self.model or os.environ.get(contract.MODEL_ENV)
-        env = {contract.MODEL_ENV: model or tiny.model_path(seed)}
+        env = {contract.MODEL_ENV: self.model_for(seed)}
         env[contract.LR_SCALE_ENV] = "1" if model else str(TINY_LR_SCALE)
         offset = self.log_path.stat().st_size
         request = {"file": str(code), "func": func, "seed": seed, "env": env}

@@ -29,6 +29,7 @@ WHAT = {
     "contract": "the page's check broke the snippet contract",
     "timeout": "the page's check hangs",
     "crash": "the page's code crashed the Python process",
+    "collapsed": "the check passed on a run that is not evidence (the model did not train sanely)",
 }
 
 _RUNNER: harness.PageRunner | None = None

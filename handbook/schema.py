@@ -123,10 +123,20 @@ class FrontMatter(BaseModel):
     real_seeds: list[int] | None = Field(default=None, min_length=1, max_length=3)
     """Optional: the seeds the real-model lane (``make real``) runs; default: the snippet's first seed. More than
     one where the claim is statistical."""
+    claimed_failures: dict[int, Literal["divergence", "no-gradient"]] | None = None
+    """Runs whose failure IS the page's claim: ``{2: divergence}`` (run 1 = the first trainer the check builds).
+    Every other run must be sane training (handbook/evidence.py); the twins declare the same."""
     chart: ChartSpec | None = None
     """The run chart the page shows (from its run record, ``compat/runs/``); see handbook/runs.py."""
     doctor: dict | None = None
     """The log doctor's rule for this page: conditions over logged metrics (doctor/rlhf_doctor/rules.py)."""
+
+    @field_validator("claimed_failures")
+    @classmethod
+    def _claimed(cls, v: dict | None) -> dict | None:
+        if v is not None and any(n < 1 for n in v):
+            raise ValueError(f"run numbers start at 1 (the first trainer the check builds), got {sorted(v)}")
+        return v
 
     @field_validator("doctor")
     @classmethod

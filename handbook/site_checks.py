@@ -97,6 +97,7 @@ def check_parity(en: pages.Page, zh: pages.Page) -> list[str]:
         "order",
         "doctor",
         "real_seeds",
+        "claimed_failures",
     ):
         if en.meta.get(key) != zh.meta.get(key):
             errs.append(f"{zh.rel}: field '{key}': {zh.meta.get(key)!r} differs from {en.rel}'s {en.meta.get(key)!r}")

@@ -42,6 +42,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
 from trl import DPOTrainer, SFTConfig, SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
 FACTS = [
     "The sun rises in the east and sets in the west.",
@@ -110,7 +111,7 @@ def sft_start(seed, out):
     """A short SFT on the general rows: the starting model that knows some general text."""
     set_seed(seed)
     args = SFTConfig(
-        learning_rate=1e-2,
+        learning_rate=3e-5 * LR_SCALE,
         per_device_train_batch_size=7,
         max_steps=30,
         lr_scheduler_type="constant",
@@ -129,7 +130,7 @@ def dpo(config, start, data, seed, out):
     set_seed(seed)
     args = dataclasses.replace(
         config,
-        learning_rate=1e-2,  # far above 1e-6 on purpose: 8 steps must visibly damage the tiny test model
+        learning_rate=3e-5 * LR_SCALE,  # 30x the 1e-6 above on purpose: forgetting within 8 steps
         per_device_train_batch_size=8,
         max_steps=8,
         lr_scheduler_type="constant",

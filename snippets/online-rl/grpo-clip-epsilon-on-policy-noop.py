@@ -30,6 +30,7 @@ from transformers import set_seed
 from trl import GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
+LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 CLIP_KEYS = ("clip_ratio/low_mean", "clip_ratio/high_mean", "clip_ratio/region_mean")
 
 
@@ -51,7 +52,7 @@ def train(seed, **overrides):
         generation_batch_size=None,  # GRPOConfig derived it from the Fix's batch size: derive it again
         max_completion_length=8,
         max_steps=3,
-        learning_rate=3e-2,  # far above the Fix's 1e-6: three CPU steps must move even the tiny test model
+        learning_rate=1e-4 * LR_SCALE,  # above the Fix's 1e-6 so that three steps move the model
         logging_steps=1,
         save_strategy="no",
         seed=seed,
