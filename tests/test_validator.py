@@ -201,3 +201,62 @@ def test_scaffold_writes_three_files_that_the_validator_flags_until_filled(tmp_p
     assert any("TODO" in e for e in errors), errors  # templates are not publishable as they are
     assert cli.main(["new", "sft", "my-new-trap"]) == 1  # refuses to overwrite
     assert cli.main(["new", "sft", "Bad_Slug"]) == 2
+
+
+EN_PAGE, ZH_PAGE = "online-rl/grpo-zero-std-group.md", "online-rl/grpo-zero-std-group.zh.md"
+
+
+def _timing_errors(prose: str, name: str = EN_PAGE) -> tuple[list[str], int]:
+    """The validator's run-time errors for ``prose`` put at the top of the Evidence section, and that file line."""
+    marker = "## Evidence {#evidence}\n\n"
+    text = GOOD.replace(marker, marker + prose + "\n\n")
+    meta, body = pages.split_front_matter(text)
+    page = pages.Page(pages.DOCS / name, pages.lang_of(pathlib.Path(name)), meta, body)
+    page.offset = text[: len(text) - len(body)].count("\n")  # as pages.load sets it: errors name the file line
+    line = text[: text.index(marker) + len(marker)].count("\n") + 1
+    return [e for e in pages.validate(page).errors if "run time typed by hand" in e], line
+
+
+@pytest.mark.parametrize(
+    ("prose", "name"),
+    [
+        ("`check(0)` took 226 s on SmolLM2", EN_PAGE),
+        ("about 3 s on the tiny model", EN_PAGE),
+        ("每个随机种子 8 到 10 秒", ZH_PAGE),
+        ("The check takes about 3 s on the tiny model after the imports.", EN_PAGE),
+        ("Trainer construction only (well under a second per seed).", EN_PAGE),
+        ("The same on the tiny and the real model (3 s).", EN_PAGE),
+        ("Seeds 1 and 2 agree. 5 to 11 seconds on the tiny model.", EN_PAGE),
+        ("The two-process launch took 30–45 s on the shared 2-core CPU test machine.", EN_PAGE),
+        ("`check(0)` 在 SmolLM2 上用了\n615 秒（单个 CPU 核）。", ZH_PAGE),  # wrapped between verb and number
+        ("只构建训练器（每次远不到一秒）。", ZH_PAGE),
+        ("导入之后检查在微型测试模型上约 3–4 秒。", ZH_PAGE),
+        ("检查在微型测试模型上 3 秒。", ZH_PAGE),
+    ],
+)
+def test_a_run_time_typed_by_hand_is_rejected_with_file_and_line(prose, name):
+    errors, line = _timing_errors(prose, name)
+    assert len(errors) == 1, errors
+    assert re.fullmatch(
+        rf"docs/{re.escape(name)}:{line}: body: a run time typed by hand \('.+'\): "
+        r"quote timings from the record or not at all",
+        errors[0],
+    ), errors
+
+
+@pytest.mark.parametrize(
+    ("prose", "name"),
+    [
+        ("a 600 s timeout", EN_PAGE),
+        ("600 秒的超时", ZH_PAGE),
+        ("timeout=1800", EN_PAGE),
+        ("The Fix's config is in server mode with a 600 s timeout.", EN_PAGE),
+        ("It waits up to `vllm_server_timeout` seconds; NCCL's `timeout=1800` is another matter.", EN_PAGE),
+        ("Full fine-tuning takes a second copy of the model.", EN_PAGE),
+        ("```text\nstep 3 took 12 s\n```", EN_PAGE),  # a pasted log is not prose
+        ("“解决办法”里的配置带着 600 秒的超时。", ZH_PAGE),
+        ("vLLM 在训练卡上预留了显存，几秒之内就显存溢出。", ZH_PAGE),
+    ],
+)
+def test_timeouts_and_settings_are_not_run_times(prose, name):
+    assert _timing_errors(prose, name)[0] == []

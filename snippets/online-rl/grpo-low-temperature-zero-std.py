@@ -1,4 +1,4 @@
-"""A low GRPO sampling temperature makes a group's completions alike: reward_std -> 0, frac_reward_zero_std -> 1.
+"""A low GRPO sampling temperature makes a group's completions alike: more groups with no spread (frac_reward_zero_std).
 
 Page: docs/online-rl/grpo-low-temperature-zero-std.md (中文: docs/online-rl/grpo-low-temperature-zero-std.zh.md)
 """
