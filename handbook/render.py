@@ -43,13 +43,27 @@ passed_on = compat_page.passed_on
 SHOWN_VERSIONS = ("trl", "transformers", "torch", "accelerate", "datasets", "peft", "tokenizers")
 
 
-def _badge(cls: str, label: str, value_html: str, href: str | None = None) -> str:
+def _badge(cls: str, label: str, value_html: str, href: str | None = None, title: str | None = None) -> str:
     inner = (
         f'<span class="hb-badge__label">{html.escape(label)}</span><span class="hb-badge__value">{value_html}</span>'
     )
+    tip = f' title="{html.escape(title, quote=True)}"' if title else ""
     if href:
-        return f'<a class="hb-badge {cls}" href="{html.escape(href, quote=True)}">{inner}</a>'
-    return f'<span class="hb-badge {cls}">{inner}</span>'
+        return f'<a class="hb-badge {cls}" href="{html.escape(href, quote=True)}"{tip}>{inner}</a>'
+    return f'<span class="hb-badge {cls}"{tip}>{inner}</span>'
+
+
+def verified_badge(rel: str, lang: str) -> tuple[str, str]:
+    """The "Verified on TRL" badge's text and tooltip: the releases the page passed on and how many of how many
+    (compat_page.summary), or the pinned TRL before the version matrix ran the page."""
+    t = LABELS[lang]
+    s = compat_page.summary(rel)
+    if s is None:
+        return verified_versions().get("trl", "?"), t["verified_pin"]
+    spans, n, total = s
+    return t["verified_value"].format(spans=spans, n=n, total=total), t["verified_title"].format(
+        spans=spans, n=n, total=total
+    )
 
 
 IDENT = re.compile(r"^(?=.*\w)[\w.()/=<>\[\]-]*[_/=][\w.()/=<>\[\]-]*$", re.ASCII)
@@ -94,12 +108,12 @@ def verified_models(meta: hp.FrontMatter, lang: str) -> list[str]:
 def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     t = LABELS[lang]
     v = meta.verdict
-    verified = compat_page.summary(f"docs/{meta.chapter}/{meta.id}.md") or verified_versions().get("trl", "?")
+    verified, verified_title = verified_badge(f"docs/{meta.chapter}/{meta.id}.md", lang)
     compat = "../../start/compatibility/"  # raw HTML: the built URL, not the .md path
     badges = [
         _badge(f"hb-verdict hb-verdict--{v}", t["verdict"], html.escape(t[v])),
         _badge("hb-trl", t["applies"], html.escape(meta.trl)),
-        _badge("hb-verified", t["verified"], html.escape(verified), compat),
+        _badge("hb-verified", t["verified"], html.escape(verified), compat, verified_title),
         _badge(
             "hb-snippet", t["snippet"], f"<code>{html.escape(meta.snippet)}</code>", f"{REPO}/blob/main/{meta.snippet}"
         ),
