@@ -112,7 +112,7 @@ def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     compat = "../../start/compatibility/"  # raw HTML: the built URL, not the .md path
     badges = [
         _badge(f"hb-verdict hb-verdict--{v}", t["verdict"], html.escape(t[v])),
-        _badge("hb-trl", t["applies"], html.escape(meta.trl)),
+        _badge("hb-trl", t["applies"], html.escape(compat_page.describe_range(meta.trl, lang)), title=f"trl{meta.trl}"),
         _badge("hb-verified", t["verified"], html.escape(verified), compat, verified_title),
         _badge(
             "hb-snippet", t["snippet"], f"<code>{html.escape(meta.snippet)}</code>", f"{REPO}/blob/main/{meta.snippet}"

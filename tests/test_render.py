@@ -78,6 +78,15 @@ def test_a_range_is_said_in_words(spec, en, zh):
     assert "!=" not in cell.split(">", 1)[1] and f'title="{html.escape("trl" + spec, quote=True)}"' in cell
 
 
+@pytest.mark.parametrize(("lang", "words"), [("en", "≥ 0.29, except 1.6.x–1.8.x"), ("zh", "≥ 0.29，1.6.x–1.8.x 除外")])
+def test_the_applies_badge_says_the_range_in_words(lang, words):
+    meta = pages.FrontMatter.model_validate(
+        pages.load(pages.DOCS / "preference" / "dpo-memory-reference-model.md").meta
+    )
+    badge = render.render_meta(meta, lang).split('class="hb-badge hb-trl"')[1].split("</span></span>")[0]
+    assert 'title="trl&gt;=0.29,!=1.6.*,!=1.7.*,!=1.8.*"' in badge and words in badge.replace("\u00a0", " ")
+
+
 def _matrix(cells: dict[str, dict]) -> dict:
     """A matrix of two pinned columns, TRL 1.6.0 and 1.16.0, with the given page rows."""
     cols = {v: {"kind": "pinned", "trl": v, "stack": {"trl": v, "transformers": "5.3.0"}} for v in ("1.6.0", "1.16.0")}
