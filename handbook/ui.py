@@ -235,6 +235,24 @@ FINDER = {
     },
 }
 
+# the filter box above the groups (docs/javascripts/finder.js fills {n})
+FINDER_LABELS = {
+    "en": {
+        "label": "Filter the symptoms",
+        "placeholder": "a word, a metric or an error, e.g. NaN",
+        "one": "1 line has these words.",
+        "many": "{n} lines have these words.",
+        "none": "No line has all these words. Try fewer, or the search box at the top, which reads whole pages.",
+    },
+    "zh": {
+        "label": "筛选症状",
+        "placeholder": "一个词、指标名或报错，如 NaN",
+        "one": "有 1 行含有这些词。",
+        "many": "有 {n} 行含有这些词。",
+        "none": "没有哪一行含有全部这些词。少写几个词再试，或者用页面顶部的搜索框，它会搜索整页内容。",
+    },
+}
+
 # -- common advice, checked --------------------------------------------------------------------------------
 ADVICE_GROUPS = {
     "000 §11.1": ("SFT", "SFT"),

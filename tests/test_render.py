@@ -11,7 +11,9 @@ import pytest
 from handbook import compat_page, notebook_html, pages, render, runs, ui
 
 
-@pytest.mark.parametrize("table", ["LABELS", "COMPAT_LABELS", "FINDER", "ADVICE_LABELS", "CHART", "TEMPLATES"])
+@pytest.mark.parametrize(
+    "table", ["LABELS", "COMPAT_LABELS", "FINDER", "FINDER_LABELS", "ADVICE_LABELS", "CHART", "TEMPLATES"]
+)
 def test_every_ui_table_says_the_same_things_in_both_languages(table):
     t = getattr(ui, table)
     assert set(t) == {"en", "zh"} and set(t["en"]) == set(t["zh"]), table
@@ -257,3 +259,40 @@ def test_compatibility_page_lists_each_known_release_defect_with_its_skipped_cel
     assert len(lines) == len(contract.RELEASE_DEFECTS)
     assert lines[0].startswith("- **trl ==1.15.0**") and "1.16.0" in lines[0]
     assert int(re.search(r"(\d+) (?:cells|个单元格)", lines[0]).group(1)) > 60, lines[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_symptom_finder_lists_each_phrasing_once_with_every_page_that_has_it(lang):
+    """Every symptom of every pitfall page is in the finder, each phrasing once (case and spacing aside) with links
+    to all the pages that list it, in folded groups (where it shows, then chapter) under a filter box that stays
+    hidden until docs/javascripts/finder.js runs."""
+
+    def fold(text):
+        return " ".join(str(text).lower().split())
+
+    index = render.symptom_index(lang)
+    assert list(index) == [k for k in ui.FINDER[lang] if k in index]
+    entries = {}
+    for where, chapters in index.items():
+        assert list(chapters) == [c for c in pages.CHAPTERS if c in chapters]
+        for entries_of_chapter in chapters.values():
+            for symptom, paths in entries_of_chapter:
+                assert fold(symptom) not in entries, f"listed twice: {symptom}"
+                assert render.where_shown(symptom) == where
+                entries[fold(symptom)] = paths
+    for p in pages.all_pages():
+        if p.lang == lang and p.kind == "pitfall":
+            rel = f"{p.meta['chapter']}/{p.path.name.split('.')[0]}.md"
+            missing = [s for s in p.meta["symptoms"] if rel not in entries.get(fold(s), [])]
+            assert not missing, f"{p.rel}: not in the finder: {missing}"
+    both = ["online-rl/grpo-entropy-collapse-entropy-coef.md", "rewards/ppo-trainer-import-removed.md"]
+    assert entries[fold("ImportError: cannot import name 'PPOTrainer' from 'trl'")] == both
+    out = render._symptom_finder("start/symptoms.md", lang)
+    assert out.count('<details class="hb-finder__group"') == sum(len(c) for c in index.values())
+    assert out.count("\n- ") == len(entries)
+    assert '<div class="hb-finder__filter" markdown="0" hidden ' in out and 'id="hb-finder-q"' in out
+    line = next(ln for ln in out.splitlines() if "`ImportError: cannot import name 'PPOTrainer' from 'trl'`" in ln)
+    assert (
+        "../online-rl/grpo-entropy-collapse-entropy-coef.md" in line
+        and "../rewards/ppo-trainer-import-removed.md" in line
+    )

@@ -625,6 +625,60 @@ def test_compatibility_table_keeps_the_page_column_and_the_header_in_sight(page,
     assert got["nowrap"] > 100 and got["split"] == 0, f"{got['split']} versions broken across lines"
 
 
+FINDER_QUERIES = {  # words of one distinctive symptom line, and a page that line links
+    "en": ("cannot import name 'PPOTrainer'", "rewards/ppo-trainer-import-removed/"),
+    "zh": ("参数大幅缩减", "rewards/ppo-trainer-import-removed/"),
+}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1366, 900)])
+def test_symptom_finder_shows_groups_first_and_filters_as_the_reader_types(page, server, lang, width, height):
+    """The symptom finder opens on folded groups (about 2,300 px high on a phone, not 73,000 as one flat list); text
+    typed into its filter box, Chinese through an input method included, leaves only the lines that have it, with
+    their groups open; an error string two pages list is one line with both links; an empty box folds it again."""
+    pg = page
+    pg.set_viewport_size({"width": width, "height": height})
+    pg.goto(f"{server}/{'zh/' if lang == 'zh' else ''}start/symptoms/")
+    shown = "() => [...document.querySelectorAll('.hb-finder li')].filter(li => li.checkVisibility())"
+    tall = pg.evaluate("document.scrollingElement.scrollHeight")
+    lines = pg.evaluate(f"({shown})().length")
+    groups = pg.evaluate("document.querySelectorAll('details.hb-finder__group').length")
+    assert lines == 0 and groups >= 10, f"{lines} lines shown before filtering, {groups} groups"
+    if width < 500:
+        assert tall < 6000, f"the finder is {tall} px high on a phone"
+    query, href = FINDER_QUERIES[lang]
+    if lang == "zh":  # pinyin being composed is not a query; the committed characters are
+        pg.evaluate(
+            """(q) => { const i = document.querySelector('#hb-finder-q');
+            i.dispatchEvent(new CompositionEvent('compositionstart', { bubbles: true }));
+            i.value = 'canshu';
+            i.dispatchEvent(new InputEvent('input', { bubbles: true, isComposing: true }));
+            window.hb_composing = document.querySelectorAll('.hb-finder li[hidden]').length;
+            i.value = q;
+            i.dispatchEvent(new InputEvent('input', { bubbles: true, isComposing: true }));
+            i.dispatchEvent(new CompositionEvent('compositionend', { bubbles: true, data: q })); }""",
+            query,
+        )
+        assert pg.evaluate("window.hb_composing") == 0, "the half-typed pinyin filtered the lines"
+    else:
+        pg.fill("#hb-finder-q", query)
+    hits = pg.evaluate(f"({shown})().map(li => [...li.querySelectorAll('a')].map(a => a.getAttribute('href')))")
+    assert len(hits) == 1 and any(h.endswith(href) for h in hits[0]), hits
+    if lang == "en":  # listed by two pages: one line, both links
+        assert len(hits[0]) == 2 and any(h.endswith("online-rl/grpo-entropy-collapse-entropy-coef/") for h in hits[0])
+    assert "1" in pg.inner_text(".hb-finder__status")
+    other = pg.locator(".hb-finder li", has_text="frac_reward_zero_std")
+    assert other.count() > 0 and not other.first.is_visible(), "an unrelated line stays"
+    pg.fill("#hb-finder-q", "")
+    assert (
+        pg.evaluate(f"({shown})().length") == 0
+        and pg.evaluate("document.querySelectorAll('.hb-finder [hidden]').length") == 0
+    )
+    assert not pg.external_requests, pg.external_requests
+
+
 @pytest.mark.browser
 def test_pasted_text_searches_without_a_key_press_and_chinese_gets_a_hint(page, server):
     """Text put into the search box without a key (a paste with the mouse, an input method, autofill) searches;
