@@ -7,6 +7,7 @@ import functools
 import html
 import json
 import pathlib
+import re
 
 from handbook import contract
 from handbook import pages as hp
@@ -27,34 +28,45 @@ def columns(kind: str | None = None) -> dict[str, dict]:
     return {n: c for n, c in cols.items() if kind is None or c.get("kind", "pinned") == kind}
 
 
+def applies(meta: dict, name: str) -> bool:
+    """Whether the page's ``trl:``/``transformers:`` ranges, as its front matter says now, hold for the stack of
+    column ``name``. Judged here, never stored: a range changes after the matrix ran (a release found broken)."""
+    info = columns().get(name, {})
+    return contract.out_of_range(meta, info.get("stack") or {"trl": info.get("trl", name)}) is None
+
+
 def passed_on(rel: str) -> list[str]:
     """The TRL releases (pinned-stack columns) on which every seed of the page passed."""
     cells = matrix_results().get("pages", {}).get(rel, {})
     return [n for n in columns("pinned") if cells.get(n, {}).get("outcome") == "passed"]
 
 
-def summary(rel: str) -> str:
-    """``passed_on`` in a few characters: runs of consecutive releases as ``first–last``, and the count."""
-    order = list(columns("pinned"))
-    ok = set(passed_on(rel))
-    if not ok:
-        return ""
+def spans(names: list[str] | set[str], order: list[str]) -> str:
+    """Versions as runs of consecutive entries of ``order``: ``0.29.1, 1.1.0–1.3.0``."""
     runs: list[list[str]] = []
     for i, name in enumerate(order):
-        if name in ok:
+        if name in names:
             if runs and order.index(runs[-1][-1]) == i - 1:
                 runs[-1].append(name)
             else:
                 runs.append([name])
-    spans = [r[0] if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs]
-    return f"{', '.join(spans)} ({len(ok)}/{len(order)})"
+    return ", ".join(r[0] if len(r) == 1 else f"{r[0]}–{r[-1]}" for r in runs)
 
 
-def _pill(cell: dict, t: dict) -> str:
+def summary(rel: str) -> tuple[str, int, int] | None:
+    """``passed_on`` in a few characters (runs of consecutive releases as ``first–last``), how many releases that
+    is and of how many; None before the matrix ran the page."""
+    order = list(columns("pinned"))
+    ok = set(passed_on(rel))
+    return (spans(ok, order), len(ok), len(order)) if ok else None
+
+
+def _pill(cell: dict, inside: bool, t: dict) -> str:
+    """One cell: a failure is red only where the column's stack is ``inside`` the page's ranges."""
     outcome = cell.get("outcome")
     if outcome == "passed":
         return f'<span class="hb-pill hb-cell--pass">{t["passed"]}</span>'
-    if outcome == "failed" and cell.get("in_range"):
+    if outcome == "failed" and inside:
         return f'<span class="hb-pill hb-cell--fail">{t["failed"]}</span>'
     if outcome == "failed":
         return f'<span class="hb-pill hb-cell--outside" title="{html.escape(t["outside"])}">{t["failed"]}*</span>'
@@ -71,11 +83,12 @@ def _head(name: str, info: dict) -> str:
     return f"TRL {html.escape(info.get('trl', name))}{sub}"
 
 
-def _table(cols: dict[str, dict], rows: list[tuple[str, str, dict]], t: dict) -> str:
+def _table(cols: dict[str, dict], rows: list[tuple[str, str, dict, dict]], t: dict) -> str:
     head = f"| {t['page']} | {t['range']} | " + " | ".join(_head(n, c) for n, c in cols.items()) + " |"
     lines = [head, "|" + " --- |" * (len(cols) + 2)]
-    for title_link, ranges, cells in rows:
-        lines.append(f"| {title_link} | {ranges} | " + " | ".join(_pill(cells.get(n, {}), t) for n in cols) + " |")
+    for title_link, ranges, meta, cells in rows:
+        pills = (_pill(cells.get(n, {}), applies(meta, n), t) for n in cols)
+        lines.append(f"| {title_link} | {ranges} | " + " | ".join(pills) + " |")
     return '<div class="hb-compat" markdown="1">\n\n' + "\n".join(lines) + "\n\n</div>"
 
 
@@ -103,9 +116,97 @@ def release_defects(lang: str, t: dict) -> str:
     return "\n".join(items)
 
 
-def _ranges(meta: dict) -> str:
-    parts = [f"`{dist}{meta[dist]}`" for dist in ("trl", "transformers") if meta.get(dist)]
-    return " ".join(parts)
+REASON = re.compile(
+    r"^(?:Failed: )?docs/\S+\.md \(.*?\): (?P<what>.*?) \(check\w*, seed \d+\): (?P<error>[^\n]*)", re.S
+)
+
+
+def short_reason(cell: dict) -> str:
+    """Why a cell failed, in a line: what the harness concluded and the error's first line, without the page's name
+    and title that the recorded reason starts with (the row names the page)."""
+    reason = cell.get("reason", "").split(" | ")[0]
+    m = REASON.match(reason)
+    text = f"{m['what']}: {m['error']}" if m else reason.split("\n")[0]
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+CLAUSE = re.compile(r"^(~=|==|!=|>=|<=|>|<)\s*([0-9][0-9a-z.]*?)(\.\*)?$")
+SIGN = {">=": "≥", "<=": "≤", ">": ">", "<": "<", "==": "="}
+
+
+def _release(v: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in re.findall(r"\d+", v.split("+")[0])[:3])
+
+
+def describe_range(spec: str, lang: str, wrap=str) -> str:
+    """A PEP 440 range in the reader's words: ``>=0.29,!=1.6.*,!=1.7.*,!=1.8.*`` is "≥ 0.29, except 1.6.x–1.8.x"
+    ("≥ 0.29，1.6.x–1.8.x 除外"). Excluded releases that follow each other (1.6.*, 1.7.*; 5.5.0, 5.5.1) become
+    one span. ``wrap`` renders each version or bound (as plain text by default; the table keeps each on one
+    line)."""
+    t = COMPAT_LABELS[lang]
+    bounds, excluded = [], []
+    for clause in filter(None, (c.strip() for c in spec.split(","))):
+        m = CLAUSE.match(clause)
+        if not m:  # a clause these pages never write: say it as written
+            bounds.append(clause)
+        elif m[1] == "!=":
+            excluded.append((_release(m[2]), bool(m[3])))
+        elif m[1] == "~=":  # ~=1.4.2 is >=1.4.2, ==1.4.*
+            up = _release(m[2])[:-1]
+            bounds += [f"≥\u00a0{m[2]}", f"<\u00a0{'.'.join(map(str, (*up[:-1], up[-1] + 1)))}"]
+        else:
+            bounds.append(f"{SIGN[m[1]]}\u00a0{m[2]}{'.x' if m[3] else ''}")
+    spans: list[list[tuple[tuple[int, ...], bool]]] = []
+    for rel, wild in sorted(excluded):
+        last = spans[-1][-1] if spans else None
+        if last and last[1] == wild and last[0][:-1] == rel[:-1] and last[0][-1] + 1 == rel[-1]:
+            spans[-1].append((rel, wild))
+        else:
+            spans.append([(rel, wild)])
+
+    def name(rel: tuple[int, ...], wild: bool) -> str:
+        return ".".join(map(str, rel)) + (".x" if wild else "")
+
+    items = [name(*run[0]) + ("" if len(run) == 1 else "–" + name(*run[-1])) for run in spans]
+    low = ", ".join(wrap(b) for b in bounds)
+    if not items:
+        return low or t["range_any"]
+    versions = t["range_sep"].join(wrap(i) for i in items)
+    if not low:
+        return t["range_any_except"].format(versions=versions)
+    return t["range_except"].format(bounds=low, versions=versions)
+
+
+def _nowrap(text: str) -> str:
+    return f'<span class="hb-nowrap">{html.escape(text)}</span>'
+
+
+def _ranges(meta: dict, lang: str, sep: str = "<br>") -> str:
+    """The Range cell: each package's range in words, a version never broken across lines; the specifier as its
+    tooltip."""
+    lines = [
+        f'<span class="hb-range" title="{html.escape(dist + meta[dist], quote=True)}">{NAMES[dist]}\u00a0'
+        f"{describe_range(meta[dist], lang, _nowrap)}</span>"
+        for dist in contract.VERSIONED
+        if meta.get(dist)
+    ]
+    return sep.join(lines)
+
+
+NAMES = {"trl": "TRL", "transformers": "transformers"}
+
+
+def _failed_on(meta: dict, names: list[str], t: dict) -> str:
+    """Where a page failed outside its ranges, said as TRL releases (and, where the TRL was inside the page's range,
+    the transformers that put the stack outside), not as the matrix's column names."""
+    cols = columns()
+    order = sorted({c.get("trl", n) for n, c in cols.items()}, key=version_key)
+    trls = spans({cols[n].get("trl", n) for n in names}, order)
+    trl_only = {k: v for k, v in meta.items() if k == "trl"}
+    tfs = {cols[n].get("stack", {}).get("transformers", "") for n in names if applies(trl_only, n)} - {""}
+    if not tfs:
+        return t["failed_on"].format(trl=trls)
+    return t["failed_on_tf"].format(trl=trls, tf=", ".join(sorted(tfs, key=version_key)))
 
 
 def render(src_uri: str, lang: str, link, cell_text) -> str:
@@ -121,21 +222,28 @@ def render(src_uri: str, lang: str, link, cell_text) -> str:
         meta = hp.load(path).meta
         href = link(src_uri, str(pathlib.PurePosixPath(rel).relative_to("docs")))
         title = cell_text(meta.get("title", rel))
-        rows.append((f"[{title}]({href})", _ranges(meta), cells))
+        rows.append((f"[{title}]({href})", _ranges(meta, lang), meta, cells))
         # a failure counts where the column's stack is inside the page's ranges (elsewhere the page does not apply)
-        failed = [n for n, c in cells.items() if c.get("outcome") == "failed" and c.get("in_range", True)]
+        failed = [n for n, c in cells.items() if c.get("outcome") == "failed" and applies(meta, n)]
         picker_pages.append(
             {
                 "title": str(meta.get("title", rel)),
                 "href": "../../" + rel.removeprefix("docs/").removesuffix(".md") + "/",  # the built URL
                 "trl": meta.get("trl", ""),
                 "transformers": meta.get("transformers", ""),
+                "ranges": {d: f"{NAMES[d]} {describe_range(meta[d], lang)}" for d in contract.VERSIONED if meta.get(d)},
                 "failed": failed,
             }
         )
-        for n in failed:
-            if not cells[n].get("in_range"):
-                notes.append(f"- [{title}]({href}), {n}: {cell_text(cells[n].get('reason', '')[:160])}")
+        outside = [n for n, c in cells.items() if c.get("outcome") == "failed" and not applies(meta, n)]
+        if outside:
+            note = t["outside_note"].format(
+                page=f"[{title}]({href})",
+                ranges=_ranges(meta, lang, sep=t["range_join"]),
+                failed=_failed_on(meta, outside, t),
+                reason=cell_text(short_reason(cells[outside[0]])),
+            )
+            notes.append(f"- {note}")
     cols = columns()
     data = {
         "columns": [
@@ -144,7 +252,10 @@ def render(src_uri: str, lang: str, link, cell_text) -> str:
         ],
         "pages": picker_pages,
         "pinned": columns("pinned").get(matrix_results().get("pinned", ""), {}).get("stack", {}),
-        "labels": {k: t[k] for k in ("out_none", "out_range", "out_failed", "out_ok", "out_unobserved")},
+        "labels": {
+            k: t[k]
+            for k in ("out_none", "out_range", "out_needs", "out_failed", "out_failed_with", "out_ok", "out_unobserved")
+        },
     }
     payload = html.escape(json.dumps(data, ensure_ascii=False), quote=True)  # an attribute: no script to escape
     trl_options = " ".join(  # spaced: the search index reads the options' text as words, not one "0.29.11.0.0…"

@@ -6,9 +6,11 @@ the stack of its release day, the newest TRL on its lowest and on the newest tra
 cached virtual environment under ``.cache/matrix/``. Such an environment holds what the column installs and
 whatever that needs; for everything else it sees the pinned test environment (a ``.pth`` file). The results go
 to ``compat/trl-matrix.json`` (committed): per column the full stack, counts and wall time; per page and column
-the outcome of each seed, the skip or failure reason, whether the stack is inside the page's ranges, and the
-hash of the page's code that ran. ``tests/test_matrix.py`` fails when a page's code changed since its row was
-recorded, or when a column inside a page's ``trl:``/``transformers:`` ranges failed.
+the outcome of each seed, the skip or failure reason and the hash of the page's code that ran. Whether a column
+is inside a page's ``trl:``/``transformers:`` ranges is not recorded: it is judged from the page's front matter
+as it is now (``contract.out_of_range`` on the column's stack), since a range changes after the matrix ran.
+``tests/test_matrix.py`` fails when a page's code changed since its row was recorded, or when a column inside a
+page's ranges failed.
 """
 
 from __future__ import annotations
@@ -185,7 +187,6 @@ def main(names: list[str] | None, trl: list[str] | None, workers: int, only: lis
             cell = {"outcome": outcome(row["seeds"]) if row["seeds"] else "failed", "seeds": row["seeds"]}
             if row["reasons"]:
                 cell["reason"] = " | ".join(row["reasons"])
-            cell["in_range"] = contract.out_of_range(pitfalls[rel].meta, res["stack"]) is None
             cell["hash"] = hashes[rel]
             data["pages"].setdefault(rel, {})[col.name] = cell
         print(
@@ -216,6 +217,9 @@ def _write(data: dict, pitfalls: dict) -> None:
         for rel in sorted(pitfalls)
         if rel in data["pages"]
     }
+    for cells in data["pages"].values():  # files written before ranges were judged from the pages stored them
+        for cell in cells.values():
+            cell.pop("in_range", None)
     RESULTS.parent.mkdir(parents=True, exist_ok=True)
     RESULTS.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
@@ -226,7 +230,12 @@ def _report(data: dict) -> list[str]:
     for line in bad:
         print("IN-RANGE FAILURE:", line)
     for rel, cells in data["pages"].items():
-        wider = [v for v, c in cells.items() if c["outcome"] == "passed" and not c.get("in_range")]
+        meta = pages.load(pages.ROOT / rel).meta
+        wider = [
+            v
+            for v, c in cells.items()
+            if c["outcome"] == "passed" and contract.out_of_range(meta, data["versions"][v]["stack"]) is not None
+        ]
         if wider:
             print(f"note: {rel} also holds on trl {', '.join(wider)}, outside its range")
     return bad

@@ -15,7 +15,7 @@ import re
 
 from handbook import compat_page, ui
 from handbook import pages as hp
-from handbook.ui import ADVICE_GROUPS, ADVICE_LABELS, FINDER, LABELS
+from handbook.ui import ADVICE_GROUPS, ADVICE_LABELS, FINDER, FINDER_LABELS, LABELS
 
 
 class RenderError(ValueError):
@@ -43,13 +43,27 @@ passed_on = compat_page.passed_on
 SHOWN_VERSIONS = ("trl", "transformers", "torch", "accelerate", "datasets", "peft", "tokenizers")
 
 
-def _badge(cls: str, label: str, value_html: str, href: str | None = None) -> str:
+def _badge(cls: str, label: str, value_html: str, href: str | None = None, title: str | None = None) -> str:
     inner = (
         f'<span class="hb-badge__label">{html.escape(label)}</span><span class="hb-badge__value">{value_html}</span>'
     )
+    tip = f' title="{html.escape(title, quote=True)}"' if title else ""
     if href:
-        return f'<a class="hb-badge {cls}" href="{html.escape(href, quote=True)}">{inner}</a>'
-    return f'<span class="hb-badge {cls}">{inner}</span>'
+        return f'<a class="hb-badge {cls}" href="{html.escape(href, quote=True)}"{tip}>{inner}</a>'
+    return f'<span class="hb-badge {cls}"{tip}>{inner}</span>'
+
+
+def verified_badge(rel: str, lang: str) -> tuple[str, str]:
+    """The "Verified on TRL" badge's text and tooltip: the releases the page passed on and how many of how many
+    (compat_page.summary), or the pinned TRL before the version matrix ran the page."""
+    t = LABELS[lang]
+    s = compat_page.summary(rel)
+    if s is None:
+        return verified_versions().get("trl", "?"), t["verified_pin"]
+    spans, n, total = s
+    return t["verified_value"].format(spans=spans, n=n, total=total), t["verified_title"].format(
+        spans=spans, n=n, total=total
+    )
 
 
 IDENT = re.compile(r"^(?=.*\w)[\w.()/=<>\[\]-]*[_/=][\w.()/=<>\[\]-]*$", re.ASCII)
@@ -94,12 +108,12 @@ def verified_models(meta: hp.FrontMatter, lang: str) -> list[str]:
 def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     t = LABELS[lang]
     v = meta.verdict
-    verified = compat_page.summary(f"docs/{meta.chapter}/{meta.id}.md") or verified_versions().get("trl", "?")
+    verified, verified_title = verified_badge(f"docs/{meta.chapter}/{meta.id}.md", lang)
     compat = "../../start/compatibility/"  # raw HTML: the built URL, not the .md path
     badges = [
         _badge(f"hb-verdict hb-verdict--{v}", t["verdict"], html.escape(t[v])),
-        _badge("hb-trl", t["applies"], html.escape(meta.trl)),
-        _badge("hb-verified", t["verified"], html.escape(verified), compat),
+        _badge("hb-trl", t["applies"], html.escape(compat_page.describe_range(meta.trl, lang)), title=f"trl{meta.trl}"),
+        _badge("hb-verified", t["verified"], html.escape(verified), compat, verified_title),
         _badge(
             "hb-snippet", t["snippet"], f"<code>{html.escape(meta.snippet)}</code>", f"{REPO}/blob/main/{meta.snippet}"
         ),
@@ -228,9 +242,12 @@ def where_shown(symptom: str) -> str:
     return "behaviour"
 
 
-def _symptom_finder(src_uri: str, lang: str) -> str:
-    """Every pitfall page's symptoms, grouped by where they show, each a link to its page."""
-    groups: dict[str, list[str]] = {k: [] for k in FINDER[lang]}
+def symptom_index(lang: str) -> dict[str, dict[str, list[tuple[str, list[str]]]]]:
+    """Where a symptom shows -> chapter -> [(symptom, [its pages' paths under docs/])], for every pitfall page in the
+    reader's language. A phrasing that several pages list (the same words, case and spacing aside) is one entry that
+    names all of them, under the chapter of the first. Entries sorted; groups in the order of ``FINDER`` and
+    ``CHAPTERS``."""
+    entries: dict[str, tuple[str, str, list[str]]] = {}  # folded symptom -> (symptom, chapter, pages)
     for chapter in hp.CHAPTERS:
         for path in sorted((hp.DOCS / chapter).glob("*.md")):
             if path.name.endswith(".zh.md"):
@@ -238,14 +255,57 @@ def _symptom_finder(src_uri: str, lang: str) -> str:
             doc = hp.load(hp.twin_of(path) if lang == "zh" else path)
             if doc.kind != "pitfall" or doc.errors:
                 continue
-            src = pathlib.PurePosixPath(chapter, path.name)
-            link = _link(src_uri, str(src))
-            title = _cell(doc.meta["title"])
-            for symptom in doc.meta["symptoms"]:
-                groups[where_shown(str(symptom))].append(f"- {symptom_markdown(str(symptom))} → [{title}]({link})")
-    out = []
-    for key, lines in groups.items():
-        out += [f"## {FINDER[lang][key]} {{#{key}}}", "", *sorted(set(lines), key=str.lower), ""]
+            for symptom in map(str, doc.meta["symptoms"]):
+                entry = entries.setdefault(" ".join(symptom.lower().split()), (symptom, chapter, []))
+                if f"{chapter}/{path.name}" not in entry[2]:
+                    entry[2].append(f"{chapter}/{path.name}")
+    index: dict[str, dict[str, list[tuple[str, list[str]]]]] = {k: {} for k in FINDER[lang]}
+    for symptom, chapter, paths in sorted(entries.values(), key=lambda e: e[0].lower()):
+        index[where_shown(symptom)].setdefault(chapter, []).append((symptom, paths))
+    return {
+        where: {c: chapters[c] for c in hp.CHAPTERS if c in chapters} for where, chapters in index.items() if chapters
+    }
+
+
+def _symptom_finder(src_uri: str, lang: str) -> str:
+    """Every pitfall page's symptoms (``symptom_index``): under a heading for where they show, one folded group per
+    chapter, each line a symptom and the links to its pages; above them a filter box that
+    docs/javascripts/finder.js shows and runs (hidden without it)."""
+    t = FINDER_LABELS[lang]
+    i = 0 if lang == "en" else 1
+    titles: dict[str, str] = {}
+    attrs = " ".join(f'data-{k}="{html.escape(t[k], quote=True)}"' for k in ("one", "many", "none"))
+    out = [
+        f'<div class="hb-finder__filter" markdown="0" hidden {attrs}>'
+        f'<label for="hb-finder-q">{html.escape(t["label"])}</label>'
+        f'<input id="hb-finder-q" type="search" placeholder="{html.escape(t["placeholder"], quote=True)}" '
+        'autocomplete="off" spellcheck="false" enterkeyhint="search">'
+        '<p class="hb-finder__status" aria-live="polite"></p></div>',
+        "",
+        '<div class="hb-finder" markdown="1">',
+        "",
+    ]
+    for where, chapters in symptom_index(lang).items():
+        out += ['<section class="hb-finder__where" markdown="1">', "", f"## {FINDER[lang][where]} {{#{where}}}", ""]
+        for chapter, entries in chapters.items():
+            name = html.escape(ui.CHAPTERS[chapter][i])
+            out += [
+                '<details class="hb-finder__group" markdown="1">',
+                f'<summary>{name} <span class="hb-finder__count">{len(entries)}</span></summary>',
+                "",
+            ]
+            for symptom, paths in entries:
+                links = []
+                for rel in paths:
+                    if rel not in titles:
+                        doc = hp.load(hp.DOCS / rel if lang == "en" else hp.twin_of(hp.DOCS / rel))
+                        titles[rel] = _cell(doc.meta["title"])
+                    links.append(f"[{titles[rel]}]({_link(src_uri, rel)})")
+                symptom_html = f'<span class="hb-finder__symptom">{symptom_markdown(symptom)}</span>'
+                out.append(f"- {symptom_html} → {' · '.join(links)}")
+            out += ["", "</details>", ""]
+        out += ["</section>", ""]
+    out.append("</div>")
     return "\n".join(out)
 
 

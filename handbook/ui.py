@@ -65,6 +65,11 @@ LABELS = {
         "new": "not common advice",
         "applies": "Applies to TRL",
         "verified": "Verified on TRL",
+        "verified_value": "{spans} ({n} of {total} releases)",
+        "verified_title": "Every seed of this page's check passed on {n} of the {total} TRL releases the handbook "
+        "runs it on ({spans}), each with the rest of the pinned test stack. Open the Compatibility page for every "
+        "release and stack.",
+        "verified_pin": "The TRL the test suite pins; the version matrix has not run this page on other releases yet.",
         "models": "Verified on models",
         "tiny_model": "tiny test model",
         "era": "Advice written for TRL",
@@ -96,6 +101,10 @@ LABELS = {
         "new": "非常见说法",
         "applies": "适用 TRL 版本",
         "verified": "验证所用 TRL",
+        "verified_value": "{spans}（{total} 个版本中 {n} 个通过）",
+        "verified_title": "本页检查代码的每个随机种子，在本手册运行它的 {total} 个 TRL 版本中的 {n} 个上都通过"
+        "（{spans}），其余依赖均为测试环境的固定版本。点开兼容性页面，查看每个版本与依赖组合的结果。",
+        "verified_pin": "测试套件固定的 TRL 版本；版本矩阵还没有在其他版本上运行过本页。",
         "models": "验证所用模型",
         "tiny_model": "微型测试模型",
         "era": "该说法针对的 TRL",
@@ -128,6 +137,9 @@ COMPAT_LABELS = {
         "passed": "passed",
         "failed": "failed",
         "outside": "outside the page's range",
+        "failed_on": "failed on TRL {trl}",
+        "failed_on_tf": "failed on TRL {trl} with transformers {tf}",
+        "outside_note": "{page} ({ranges}): {failed}: {reason}",
         "not_run": "not run",
         "skipped": "skipped",
         "stack": "The stack of each column",
@@ -148,12 +160,19 @@ COMPAT_LABELS = {
         "by_stack": "The stacks users run",
         "by_stack_text": "Each TRL release with the transformers, accelerate and peft current on the day it was "
         "published (seed 0 only), and the newest TRL on the lowest transformers it accepts and on the newest one.",
-        "out_none": "TRL {trl} is not a column of the matrix: the nearest columns are {near}.",
+        "out_none": "The handbook did not run TRL {trl}; the nearest releases it ran are {near}.",
         "out_range": "Do not apply to your versions (outside the page's range): {n}",
-        "out_failed": "Apply, but failed on a column with TRL {trl}: {n}",
-        "out_ok": "Apply and passed on every column with TRL {trl}: {n} pages.",
-        "out_unobserved": "transformers {tf} was not a column with TRL {trl}; the columns with TRL {trl} ran "
+        "out_needs": "needs {ranges}",
+        "out_failed": "Apply, but failed when the handbook ran them on TRL {trl}: {n}",
+        "out_failed_with": "failed with transformers {tf}",
+        "out_ok": "Apply and passed on every stack with TRL {trl} that the handbook ran: {n} pages.",
+        "out_unobserved": "The handbook did not run TRL {trl} with transformers {tf}; with TRL {trl} it ran "
         "transformers {seen}.",
+        "range_any": "any version",
+        "range_except": "{bounds}, except {versions}",
+        "range_any_except": "any version except {versions}",
+        "range_sep": ", ",
+        "range_join": "; ",
     },
     "zh": {
         "page": "页面",
@@ -161,6 +180,9 @@ COMPAT_LABELS = {
         "passed": "通过",
         "failed": "失败",
         "outside": "不在本页范围内",
+        "failed_on": "在 TRL {trl} 上失败",
+        "failed_on_tf": "在 TRL {trl} 配 transformers {tf} 时失败",
+        "outside_note": "{page}（{ranges}）：{failed}：{reason}",
         "not_run": "未运行",
         "skipped": "跳过",
         "stack": "每一列的依赖版本",
@@ -181,12 +203,19 @@ COMPAT_LABELS = {
         "by_stack": "用户实际使用的依赖组合",
         "by_stack_text": "每个 TRL 版本配上它发布当天最新的 transformers、accelerate 和 peft（只跑种子 0），"
         "以及最新 TRL 配它接受的最低 transformers 和最新 transformers。",
-        "out_none": "TRL {trl} 不是矩阵中的一列：最接近的列是 {near}。",
+        "out_none": "本手册没有运行过 TRL {trl}；运行过的最接近的版本是 {near}。",
         "out_range": "不适用于你的版本（超出页面范围）：{n}",
-        "out_failed": "适用，但在 TRL {trl} 的某一列上失败：{n}",
-        "out_ok": "适用且在 TRL {trl} 的每一列上都通过：{n} 页。",
-        "out_unobserved": "矩阵中没有 TRL {trl} 配 transformers {tf} 的列；"
-        "TRL {trl} 的列运行的是 transformers {seen}。",
+        "out_needs": "需要 {ranges}",
+        "out_failed": "适用，但本手册在 TRL {trl} 上运行时失败：{n}",
+        "out_failed_with": "配 transformers {tf} 时失败",
+        "out_ok": "适用，且在本手册运行过的每个 TRL {trl} 依赖组合上都通过：{n} 页。",
+        "out_unobserved": "本手册没有运行过 TRL {trl} 配 transformers {tf}；TRL {trl} 运行时配的是 "
+        "transformers {seen}。",
+        "range_any": "任何版本",
+        "range_except": "{bounds}，{versions} 除外",
+        "range_any_except": "除 {versions} 以外的任何版本",
+        "range_sep": "、",
+        "range_join": "；",
     },
 }
 
@@ -203,6 +232,24 @@ FINDER = {
         "metrics": "日志里的某个指标",
         "behaviour": "模型或训练过程的表现",
         "memory": "显存与速度",
+    },
+}
+
+# the filter box above the groups (docs/javascripts/finder.js fills {n})
+FINDER_LABELS = {
+    "en": {
+        "label": "Filter the symptoms",
+        "placeholder": "a word, a metric or an error, e.g. NaN",
+        "one": "1 line has these words.",
+        "many": "{n} lines have these words.",
+        "none": "No line has all these words. Try fewer, or the search box at the top, which reads whole pages.",
+    },
+    "zh": {
+        "label": "筛选症状",
+        "placeholder": "一个词、指标名或报错，如 NaN",
+        "one": "有 1 行含有这些词。",
+        "many": "有 {n} 行含有这些词。",
+        "none": "没有哪一行含有全部这些词。少写几个词再试，或者用页面顶部的搜索框，它会搜索整页内容。",
     },
 }
 

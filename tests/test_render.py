@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import html
 import importlib
+import json
 
 import pytest
 
 from handbook import compat_page, notebook_html, pages, render, runs, ui
 
 
-@pytest.mark.parametrize("table", ["LABELS", "COMPAT_LABELS", "FINDER", "ADVICE_LABELS", "CHART", "TEMPLATES"])
+@pytest.mark.parametrize(
+    "table", ["LABELS", "COMPAT_LABELS", "FINDER", "FINDER_LABELS", "ADVICE_LABELS", "CHART", "TEMPLATES"]
+)
 def test_every_ui_table_says_the_same_things_in_both_languages(table):
     t = getattr(ui, table)
     assert set(t) == {"en", "zh"} and set(t["en"]) == set(t["zh"]), table
@@ -34,8 +38,89 @@ def test_verified_summary_joins_consecutive_releases(monkeypatch):
     passed = {"outcome": "passed"}
     cells = {"0.29.1": passed, "1.1.0": passed, "1.2.0": passed, "1.3.0": passed, "1.3.0@release": {}}
     monkeypatch.setattr(compat_page, "matrix_results", lambda: {"versions": cols, "pages": {"docs/x.md": cells}})
-    assert compat_page.summary("docs/x.md") == "0.29.1, 1.1.0–1.3.0 (4/5)"
-    assert compat_page.summary("docs/unknown.md") == ""
+    assert compat_page.summary("docs/x.md") == ("0.29.1, 1.1.0–1.3.0", 4, 5)
+    assert compat_page.summary("docs/unknown.md") is None
+
+
+@pytest.mark.parametrize(("lang", "text"), [("en", "4 of 5 releases"), ("zh", "5 个版本中 4 个通过")])
+def test_the_verified_badge_says_what_its_numbers_count(monkeypatch, lang, text):
+    """The "Verified on TRL" badge says in words how many of how many releases, and its tooltip what was run; before
+    the matrix ran the page it names the pinned TRL and says so."""
+    monkeypatch.setattr(compat_page, "summary", lambda rel: ("0.29.1, 1.1.0–1.3.0", 4, 5))
+    value, title = render.verified_badge("docs/x.md", lang)
+    assert value.startswith("0.29.1, 1.1.0–1.3.0") and text in value and "4/5" not in value
+    assert "4" in title and "5" in title and "TRL" in title
+    meta = pages.FrontMatter.model_validate(pages.load(pages.DOCS / "online-rl" / "grpo-zero-std-group.md").meta)
+    badge = render.render_meta(meta, lang).split('class="hb-badge hb-verified"')[1].split("</a>")[0]
+    assert f'title="{title}"'.replace("'", "&#x27;") in badge and text in badge
+    monkeypatch.setattr(compat_page, "summary", lambda rel: None)
+    value, title = render.verified_badge("docs/x.md", lang)
+    assert value == render.verified_versions()["trl"] and title == ui.LABELS[lang]["verified_pin"]
+
+
+@pytest.mark.parametrize(
+    ("spec", "en", "zh"),
+    [
+        (">=0.29,!=1.6.*,!=1.7.*,!=1.8.*", "≥ 0.29, except 1.6.x–1.8.x", "≥ 0.29，1.6.x–1.8.x 除外"),
+        (
+            "!=5.2.*,!=5.3.*,!=5.4.*,!=5.5.0,!=5.5.1,!=5.5.2,!=5.5.3",
+            "any version except 5.2.x–5.4.x, 5.5.0–5.5.3",
+            "除 5.2.x–5.4.x、5.5.0–5.5.3 以外的任何版本",
+        ),
+        (">=5.23", "≥ 5.23", "≥ 5.23"),
+        (">=1.0,<2,!=1.3.0,!=1.5.0", "≥ 1.0, < 2, except 1.3.0, 1.5.0", "≥ 1.0, < 2，1.3.0、1.5.0 除外"),
+        ("~=1.4.2", "≥ 1.4.2, < 1.5", "≥ 1.4.2, < 1.5"),
+    ],
+)
+def test_a_range_is_said_in_words(spec, en, zh):
+    """A page's range as a reader says it, not as a PEP 440 specifier; a bound keeps its number on its line."""
+    assert compat_page.describe_range(spec, "en").replace("\u00a0", " ") == en
+    assert compat_page.describe_range(spec, "zh").replace("\u00a0", " ") == zh
+    cell = compat_page._ranges({"trl": spec}, "en")
+    assert "!=" not in cell.split(">", 1)[1] and f'title="{html.escape("trl" + spec, quote=True)}"' in cell
+
+
+@pytest.mark.parametrize(("lang", "words"), [("en", "≥ 0.29, except 1.6.x–1.8.x"), ("zh", "≥ 0.29，1.6.x–1.8.x 除外")])
+def test_the_applies_badge_says_the_range_in_words(lang, words):
+    meta = pages.FrontMatter.model_validate(
+        pages.load(pages.DOCS / "preference" / "dpo-memory-reference-model.md").meta
+    )
+    badge = render.render_meta(meta, lang).split('class="hb-badge hb-trl"')[1].split("</span></span>")[0]
+    assert 'title="trl&gt;=0.29,!=1.6.*,!=1.7.*,!=1.8.*"' in badge and words in badge.replace("\u00a0", " ")
+
+
+def _matrix(cells: dict[str, dict]) -> dict:
+    """A matrix of two pinned columns, TRL 1.6.0 and 1.16.0, with the given page rows."""
+    cols = {v: {"kind": "pinned", "trl": v, "stack": {"trl": v, "transformers": "5.3.0"}} for v in ("1.6.0", "1.16.0")}
+    return {"versions": cols, "pages": cells, "pinned": "1.16.0"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_failure_outside_the_pages_range_is_never_red_whatever_the_matrix_stored(monkeypatch, lang):
+    """Whether a failure counts is judged from the page's range as its front matter says now: the DPO memory page
+    excludes TRL 1.6-1.8 (huggingface/trl#6291), so its failure there is the legend's grey "failed*", listed with
+    its reason at the end, and not a failure in the picker, even when the stored cell says it was in range. A
+    page whose range holds there fails red."""
+    failed = {"outcome": "failed", "in_range": True, "reason": "x (check, seed 0): FileNotFoundError: gone\nmore"}
+    rows = {
+        "docs/preference/dpo-memory-reference-model.md": {"1.6.0": failed, "1.16.0": {"outcome": "passed"}},
+        "docs/online-rl/grpo-zero-std-group.md": {
+            "1.6.0": {**failed, "in_range": False},
+            "1.16.0": {"outcome": "passed"},
+        },
+    }
+    monkeypatch.setattr(compat_page, "matrix_results", lambda: _matrix(rows))
+    out = compat_page.render("start/compatibility.md", lang, render._link, render._cell)
+    table = out.split("{#by-trl}")[1].split("{#stack}")[0]
+    memory, zero_std = (line for line in table.splitlines() if "dpo-memory" in line or "grpo-zero-std" in line)
+    assert "dpo-memory" in memory and "hb-cell--fail" not in memory and "hb-cell--outside" in memory
+    assert "hb-cell--fail" in zero_std, "a failure inside the page's range is red"
+    notes = out.split("{#outside}")[1]
+    assert "dpo-memory-reference-model.md" in notes and "FileNotFoundError: gone" in notes and "more" not in notes
+    picker = json.loads(html.unescape(out.split('data-matrix="')[1].split('"')[0]))
+    by_page = {p["href"]: p["failed"] for p in picker["pages"]}
+    assert by_page["../../preference/dpo-memory-reference-model/"] == []
+    assert by_page["../../online-rl/grpo-zero-std-group/"] == ["1.6.0"]
 
 
 def test_program_box_links_the_served_file_and_says_how_to_run_it():
@@ -174,3 +259,40 @@ def test_compatibility_page_lists_each_known_release_defect_with_its_skipped_cel
     assert len(lines) == len(contract.RELEASE_DEFECTS)
     assert lines[0].startswith("- **trl ==1.15.0**") and "1.16.0" in lines[0]
     assert int(re.search(r"(\d+) (?:cells|个单元格)", lines[0]).group(1)) > 60, lines[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_symptom_finder_lists_each_phrasing_once_with_every_page_that_has_it(lang):
+    """Every symptom of every pitfall page is in the finder, each phrasing once (case and spacing aside) with links
+    to all the pages that list it, in folded groups (where it shows, then chapter) under a filter box that stays
+    hidden until docs/javascripts/finder.js runs."""
+
+    def fold(text):
+        return " ".join(str(text).lower().split())
+
+    index = render.symptom_index(lang)
+    assert list(index) == [k for k in ui.FINDER[lang] if k in index]
+    entries = {}
+    for where, chapters in index.items():
+        assert list(chapters) == [c for c in pages.CHAPTERS if c in chapters]
+        for entries_of_chapter in chapters.values():
+            for symptom, paths in entries_of_chapter:
+                assert fold(symptom) not in entries, f"listed twice: {symptom}"
+                assert render.where_shown(symptom) == where
+                entries[fold(symptom)] = paths
+    for p in pages.all_pages():
+        if p.lang == lang and p.kind == "pitfall":
+            rel = f"{p.meta['chapter']}/{p.path.name.split('.')[0]}.md"
+            missing = [s for s in p.meta["symptoms"] if rel not in entries.get(fold(s), [])]
+            assert not missing, f"{p.rel}: not in the finder: {missing}"
+    both = ["online-rl/grpo-entropy-collapse-entropy-coef.md", "rewards/ppo-trainer-import-removed.md"]
+    assert entries[fold("ImportError: cannot import name 'PPOTrainer' from 'trl'")] == both
+    out = render._symptom_finder("start/symptoms.md", lang)
+    assert out.count('<details class="hb-finder__group"') == sum(len(c) for c in index.values())
+    assert out.count("\n- ") == len(entries)
+    assert '<div class="hb-finder__filter" markdown="0" hidden ' in out and 'id="hb-finder-q"' in out
+    line = next(ln for ln in out.splitlines() if "`ImportError: cannot import name 'PPOTrainer' from 'trl'`" in ln)
+    assert (
+        "../online-rl/grpo-entropy-collapse-entropy-coef.md" in line
+        and "../rewards/ppo-trainer-import-removed.md" in line
+    )

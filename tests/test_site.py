@@ -505,10 +505,178 @@ def test_compatibility_picker_lists_pages_outside_the_readers_versions(page, ser
     assert "batch-vs-gradient-accumulation/" in out.inner_html()
     page.select_option(".hb-picker select[name=trl]", "1.7.1")  # != 1.6.*, != 1.7.*, != 1.8.*
     assert "dpo-memory-reference-model/" in out.inner_html()
+    # the ranges in words, not as PEP 440 specifiers or matrix columns
+    memory = page.inner_text(".hb-picker__out li:has(a[href*='dpo-memory-reference-model/'])")
+    assert "≥ 0.29" in memory.replace("\u00a0", " ") and "1.6.x–1.8.x" in memory, memory
+    text = out.inner_text()
+    assert not [w for w in ("!=", ">=", "column", "@release") if w in text], text
     with page.expect_navigation():
         page.click(".hb-picker__out a >> nth=0")
     assert page.url.rstrip("/").rsplit("/", 1)[0] != f"{server}/start"  # a listed page opens
     assert not page.external_requests
+
+
+class _MatrixTables(HTMLParser):
+    """The Compatibility page's matrix tables (inside div.hb-compat): per table, per row, the page link and the class
+    of each result cell's pill."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.tables, self._depth, self._row, self._cell = [], 0, None, None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "div" and "hb-compat" in (a.get("class") or "").split():
+            self._depth = 1
+        elif tag == "div" and self._depth:
+            self._depth += 1
+        if not self._depth:
+            return
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self._row = {"href": None, "cells": []}
+        elif tag == "td" and self._row is not None:
+            self._cell = ""
+            self._row["cells"].append(self._cell)
+        elif tag == "a" and self._row is not None and self._row["href"] is None:
+            self._row["href"] = a.get("href")
+        elif tag == "span" and self._row is not None and "hb-pill" in (a.get("class") or ""):
+            self._row["cells"][-1] = a["class"]
+
+    def handle_endtag(self, tag):
+        if tag == "div" and self._depth:
+            self._depth -= 1
+        elif tag == "tr" and self._row is not None:
+            if self._row["cells"]:
+                self.tables[-1].append(self._row)
+            self._row = None
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_compatibility_table_never_shows_a_failure_outside_a_pages_range(site, lang):
+    """A cell whose column's stack is outside the page's range (as its front matter says now) is never a red
+    "failed": the legend's grey "failed*" (the DPO memory pages on TRL 1.6-1.8, grpo-kl on 0.29.1 and 1.0.0)."""
+    from handbook import compat_page, contract, pages
+
+    out, code, _ = site
+    assert code == 0
+    text = (out / ("zh/" if lang == "zh" else "") / "start" / "compatibility" / "index.html").read_text("utf-8")
+    scan = _MatrixTables()
+    scan.feed(text)
+    cols = compat_page.columns()
+    order = [[n for n, c in cols.items() if c.get("kind", "pinned") == "pinned"]]
+    order.append([n for n in cols if n not in order[0]])
+    assert len(scan.tables) == 2 and all(scan.tables), "the two matrix tables"
+    red, grey = [], 0
+    for names, rows in zip(order, scan.tables):
+        for row in rows:
+            rel = "docs/" + row["href"].strip("./").rstrip("/") + ".md"
+            meta = pages.load(pages.ROOT / rel).meta
+            assert len(row["cells"]) == len(names) + 2, rel  # page, range, one per column
+            for name, pill in zip(names, row["cells"][2:]):
+                if contract.out_of_range(meta, cols[name]["stack"]) is None:
+                    continue
+                red += [f"{rel} on {name}"] if "hb-cell--fail" in pill else []
+                grey += "hb-cell--outside" in pill
+    assert not red, f"red failures outside the page's range: {red}"
+    assert grey > 50, "the failures outside a range are drawn grey"
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("width", "height"), [(1366, 900), (390, 844)])
+def test_compatibility_table_keeps_the_page_column_and_the_header_in_sight(page, server, lang, width, height):
+    """Scrolled sideways and down inside its box, the matrix still shows each row's page name at the box's left edge
+    and the header row (the "Page" corner and the TRL releases) at its top; no version in the Range column is
+    broken across two lines."""
+    pg = page
+    pg.set_viewport_size({"width": width, "height": height})
+    pg.goto(f"{server}/{'zh/' if lang == 'zh' else ''}start/compatibility/")
+    got = pg.evaluate(
+        """() => {
+        const box = document.querySelector('.hb-compat');
+        box.scrollIntoView();
+        window.scrollBy(0, -document.querySelector('.md-header').offsetHeight);
+        box.scrollLeft = box.scrollWidth;
+        box.scrollTop = 1500;
+        const b = box.getBoundingClientRect();
+        const corner = box.querySelector('thead th:first-child').getBoundingClientRect();
+        const heads = [...box.querySelectorAll('thead th')].map(th => th.getBoundingClientRect());
+        const last = heads[heads.length - 1];
+        const row = [...box.querySelectorAll('tbody tr')].find(tr => tr.getBoundingClientRect().top >= corner.bottom);
+        const cell = row.querySelector('td').getBoundingClientRect();
+        const split = [...document.querySelectorAll('.hb-range .hb-nowrap')].filter(s => s.getClientRects().length > 1);
+        return { left: box.scrollLeft, top: box.scrollTop, box: [b.left, b.top, b.right, b.bottom],
+                 corner: [corner.left, corner.top], last: [last.left, last.top, last.right],
+                 cell: [cell.left, cell.top, cell.bottom], text: row.querySelector('td').innerText,
+                 nowrap: document.querySelectorAll('.hb-range .hb-nowrap').length, split: split.length,
+                 viewport: window.innerHeight };
+    }"""
+    )
+    (bl, bt, br, bb), near = got["box"], 1.5
+    assert got["left"] > 300 and got["top"] > 1000, f"the box did not scroll both ways: {got}"
+    assert 0 <= bt and bb <= got["viewport"] + near, f"the box is taller than the screen: {got}"
+    assert abs(got["corner"][0] - bl) < near and abs(got["corner"][1] - bt) < near, f"the header corner left: {got}"
+    assert abs(got["last"][1] - bt) < near and bl < got["last"][0] and got["last"][2] <= br + near, got
+    assert abs(got["cell"][0] - bl) < near and bt < got["cell"][1] < bb, f"the page column scrolled away: {got}"
+    assert got["text"].strip(), got
+    assert got["nowrap"] > 100 and got["split"] == 0, f"{got['split']} versions broken across lines"
+
+
+FINDER_QUERIES = {  # words of one distinctive symptom line, and a page that line links
+    "en": ("cannot import name 'PPOTrainer'", "rewards/ppo-trainer-import-removed/"),
+    "zh": ("参数大幅缩减", "rewards/ppo-trainer-import-removed/"),
+}
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1366, 900)])
+def test_symptom_finder_shows_groups_first_and_filters_as_the_reader_types(page, server, lang, width, height):
+    """The symptom finder opens on folded groups (about 2,300 px high on a phone, not 73,000 as one flat list); text
+    typed into its filter box, Chinese through an input method included, leaves only the lines that have it, with
+    their groups open; an error string two pages list is one line with both links; an empty box folds it again."""
+    pg = page
+    pg.set_viewport_size({"width": width, "height": height})
+    pg.goto(f"{server}/{'zh/' if lang == 'zh' else ''}start/symptoms/")
+    shown = "() => [...document.querySelectorAll('.hb-finder li')].filter(li => li.checkVisibility())"
+    tall = pg.evaluate("document.scrollingElement.scrollHeight")
+    lines = pg.evaluate(f"({shown})().length")
+    groups = pg.evaluate("document.querySelectorAll('details.hb-finder__group').length")
+    assert lines == 0 and groups >= 10, f"{lines} lines shown before filtering, {groups} groups"
+    if width < 500:
+        assert tall < 6000, f"the finder is {tall} px high on a phone"
+    query, href = FINDER_QUERIES[lang]
+    if lang == "zh":  # pinyin being composed is not a query; the committed characters are
+        pg.evaluate(
+            """(q) => { const i = document.querySelector('#hb-finder-q');
+            i.dispatchEvent(new CompositionEvent('compositionstart', { bubbles: true }));
+            i.value = 'canshu';
+            i.dispatchEvent(new InputEvent('input', { bubbles: true, isComposing: true }));
+            window.hb_composing = document.querySelectorAll('.hb-finder li[hidden]').length;
+            i.value = q;
+            i.dispatchEvent(new InputEvent('input', { bubbles: true, isComposing: true }));
+            i.dispatchEvent(new CompositionEvent('compositionend', { bubbles: true, data: q })); }""",
+            query,
+        )
+        assert pg.evaluate("window.hb_composing") == 0, "the half-typed pinyin filtered the lines"
+    else:
+        pg.fill("#hb-finder-q", query)
+    hits = pg.evaluate(f"({shown})().map(li => [...li.querySelectorAll('a')].map(a => a.getAttribute('href')))")
+    assert len(hits) == 1 and any(h.endswith(href) for h in hits[0]), hits
+    if lang == "en":  # listed by two pages: one line, both links
+        assert len(hits[0]) == 2 and any(h.endswith("online-rl/grpo-entropy-collapse-entropy-coef/") for h in hits[0])
+    assert "1" in pg.inner_text(".hb-finder__status")
+    other = pg.locator(".hb-finder li", has_text="frac_reward_zero_std")
+    assert other.count() > 0 and not other.first.is_visible(), "an unrelated line stays"
+    pg.fill("#hb-finder-q", "")
+    assert (
+        pg.evaluate(f"({shown})().length") == 0
+        and pg.evaluate("document.querySelectorAll('.hb-finder [hidden]').length") == 0
+    )
+    assert not pg.external_requests, pg.external_requests
 
 
 @pytest.mark.browser

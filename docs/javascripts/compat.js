@@ -64,11 +64,12 @@
     const outside = [], failed = [];
     let ok = 0;
     for (const page of data.pages) {
+      // the ranges said in words (handbook/compat_page.py describe_range), not as PEP 440 specifiers
       const ranges = [["trl", page.trl, trl], ["transformers", page.transformers, tf]]
-        .filter(([, spec, v]) => !holds(spec, v)).map(([name, spec]) => name + spec);
-      if (ranges.length) { outside.push([page, ranges.join(" ")]); continue; }
-      const bad = cols.filter((c) => page.failed.includes(c.name)).map((c) => c.name);
-      if (bad.length) failed.push([page, bad.join(", ")]);
+        .filter(([, spec, v]) => !holds(spec, v)).map(([name]) => page.ranges[name]);
+      if (ranges.length) { outside.push([page, fill(L.out_needs, { ranges: ranges.join("; ") })]); continue; }
+      const bad = cols.filter((c) => page.failed.includes(c.name)).map((c) => c.transformers);
+      if (bad.length) failed.push([page, fill(L.out_failed_with, { tf: bad.join(", ") })]);
       else if (cols.length) ok += 1;
     }
     out.append(para(fill(L.out_range, { n: outside.length })));
