@@ -8,7 +8,7 @@ HOME = ("Home", "首页")
 
 # Chapter folder -> (English title, Chinese title). Order here is the order of the navigation.
 CHAPTERS: dict[str, tuple[str, str]] = {
-    # short: they are the navigation tabs, and all nine must fit one desktop line (the chapter pages' own titles
+    # short: they are the navigation tabs, and all ten must fit one desktop line (the chapter pages' own titles
     # and the home page's table say more)
     "start": ("Start here", "从这里开始"),
     "sft": ("SFT", "SFT 监督微调"),
@@ -18,6 +18,7 @@ CHAPTERS: dict[str, tuple[str, str]] = {
     "rewards": ("Rewards", "奖励"),
     "dynamics": ("Dynamics & data", "训练动态与数据"),
     "scale": ("Memory & scale", "显存与规模"),
+    "integrations": ("Integrations", "报错与集成"),
     "walkthroughs": ("Walkthroughs", "实战演练"),
 }
 
@@ -40,6 +41,10 @@ CHAPTER_BLURBS: dict[str, tuple[str, str]] = {
     ),
     "dynamics": ("learning rates, forgetting, over-optimisation, data coverage", "学习率、遗忘、过度优化、数据覆盖"),
     "scale": ("out of memory, several GPUs, 7B recipes, upgrading TRL", "显存不足、多卡、7B 配方、升级 TRL"),
+    "integrations": (
+        "tracebacks, dataset columns, vLLM, PEFT adapters, DeepSpeed/FSDP, vision-language models",
+        "报错信息、数据集列、vLLM、PEFT 适配器、DeepSpeed/FSDP、视觉语言模型",
+    ),
     "walkthroughs": ("notebooks that plot a real metric curve", "画出真实指标曲线的 notebook"),
 }
 CHAPTER_TABLE = {"en": ("chapter", "for when"), "zh": ("章节", "适用情形")}
