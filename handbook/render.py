@@ -115,19 +115,30 @@ def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     out = ['<div class="hb-meta" markdown="0">' + " ".join(badges) + "</div>", ""]
     out += [f'!!! symptoms "{html.escape(t["symptoms"])}"', ""]
     out += [f"    - {symptom_markdown(s)}" for s in meta.symptoms]
-    out += ["", f"    *{html.escape(t['why'])}:* {html.escape(meta.verdict_reason)}", ""]
+    out += ["", f"    *{html.escape(t['why'])}*{t['colon']}{html.escape(meta.verdict_reason)}", ""]
     return "\n".join(out)
+
+
+ZWSP = "\u200b"
+"""How Material's search plugin marks the words jieba cut a Chinese run into, in the Chinese index's text."""
+
+
+def _loose(label: str) -> str:
+    """A regex for ``label`` as it reads in a search index's text: escaped as HTML, with the zero-width spaces of
+    Chinese word segmentation allowed anywhere (jieba cuts 一句话 into 一句 and 话, 你可能… into its words)."""
+    return f"{ZWSP}*" + f"{ZWSP}*".join(re.escape(c) for c in html.escape(label)) + f"{ZWSP}*"
 
 
 def search_preview_first(text: str, lang: str) -> str:
     """A pitfall page's search text with its one-line answer first: the search result preview shows the start of
     the text, which would otherwise be the badge row run together. The badges go; the symptom list stays."""
     t = LABELS[lang]
-    intro = f"<p>{html.escape(t['symptoms'])}</p>"
-    if intro not in text:
+    intro = re.search(rf"<p>{_loose(t['symptoms'])}</p>", text)
+    if not intro:
         return text
-    text = text[text.index(intro) :]
-    m = re.search(rf"<p>(?:<em>)?{re.escape(html.escape(t['why']))}(?:</em>)?[:：]?\s*(.*?)</p>", text, re.S)
+    text = text[intro.start() :]
+    gap = rf"[\s{ZWSP}]*"
+    m = re.search(rf"<p>{gap}(?:<em>)?{_loose(t['why'])}(?:</em>)?{gap}[:：]{gap}(.*?)</p>", text, re.S)
     if not m:
         return text
     return f"<p>{m.group(1).strip()}</p> " + text[: m.start()] + text[m.end() :]

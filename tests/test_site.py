@@ -153,6 +153,39 @@ def test_one_search_index_per_language_symptoms_first(site, capsys):
         print(f"\nsearch index bytes per language: {sizes}")
 
 
+def _plain(text: str) -> str:
+    """Search index text as a reader sees it: no tags, no zero-width spaces of Chinese segmentation, one space."""
+    import html
+    import re
+
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", text.replace("\u200b", ""))).split())
+
+
+@pytest.mark.site
+def test_search_previews_start_with_the_one_line_answer(site):
+    """A search result previews the start of a page's index text: on every pitfall page, in both languages, that
+    is the page's one-line answer, not the badge row (Material cuts Chinese text into words with zero-width
+    spaces, which the labels must survive)."""
+    import json
+
+    from handbook import pages, ui
+
+    out, code, _ = site
+    assert code == 0
+    wrong = []
+    for lang, index in (("en", out / "search"), ("zh", out / "zh" / "search")):
+        docs = {d["location"]: d for d in json.loads((index / "search_index.json").read_text(encoding="utf-8"))["docs"]}
+        labels = {v for k, v in ui.LABELS[lang].items() if k in ("verdict", "applies", "verified", "symptoms")}
+        for p in pages.all_pages():
+            if p.lang != lang or p.kind != "pitfall":
+                continue
+            text = _plain(docs[f"{p.meta['chapter']}/{p.path.name.split('.')[0]}/"]["text"])
+            answer = " ".join(str(p.meta["verdict_reason"]).replace("`", "").split())
+            if not text.startswith(answer) or any(text.startswith(label) for label in labels):
+                wrong.append(f"{lang} {p.rel}: {text[:60]!r}")
+    assert not wrong, f"{len(wrong)} previews do not start with the one-line answer:\n" + "\n".join(wrong[:10])
+
+
 @pytest.mark.site
 def test_one_404_page_per_language(site):
     out, code, _ = site
