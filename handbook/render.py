@@ -13,7 +13,7 @@ import html
 import pathlib
 import re
 
-from handbook import compat_page, ui
+from handbook import compat_page, markdown_scan, ui
 from handbook import pages as hp
 from handbook.ui import ADVICE_GROUPS, ADVICE_LABELS, FINDER, LABELS
 
@@ -175,7 +175,35 @@ def program_box(meta: hp.FrontMatter, lang: str, code: str) -> str:
         f'<a class="md-button hb-program__download" href="{href}" download="{name}">'
         f"{html.escape(t['download_program'].format(file=name))}</a>"
     )
-    return f'<div class="hb-program" markdown="1">\n\n<p markdown="0">{buttons}</p>\n\n{run}\n\n</div>\n'
+    how = (
+        f'<details class="hb-program__run" markdown="1">\n<summary>{html.escape(t["run_how"])}</summary>\n\n{run}\n\n'
+        "</details>"
+    )
+    return f'<div class="hb-program" markdown="1">\n\n<p markdown="0">{buttons}</p>\n\n{how}\n\n</div>\n'
+
+
+def place_program_box(markdown: str, box: str) -> str:
+    """``markdown`` with the whole-program box at the end of its Fix section (before the next level-2 heading
+    outside code): the first thing under "Fix" is the change to make, not the buttons and the run instructions
+    of the whole program. Unchanged if the page has no Fix heading."""
+    lines = markdown.split("\n")
+    fix = end = None
+    for i, line in markdown_scan.outside_fences(markdown):
+        h = markdown_scan.heading(line)
+        if not h or h[0] != 2:
+            continue
+        if fix is None and h[2] == "fix":
+            fix = i
+        elif fix is not None:
+            end = i - 1  # 0-based index of the next level-2 heading
+            break
+    if fix is None:
+        return markdown
+    end = len(lines) if end is None else end
+    head = lines[:end]
+    while head and not head[-1].strip():
+        head.pop()
+    return "\n".join([*head, "", box, *lines[end:]])
 
 
 # -- placeholders ------------------------------------------------------------------------------------------

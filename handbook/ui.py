@@ -87,6 +87,7 @@ LABELS = {
         " on the small real model the handbook checks every page on: "
         "`HANDBOOK_MODEL=HuggingFaceTB/SmolLM2-135M-Instruct python {file}`.",
         "run_plain": ".",
+        "run_how": "How to run it",
     },
     "zh": {
         "verdict": "常见说法",
@@ -119,6 +120,7 @@ LABELS = {
         "在本手册检查每一页所用的小型真实模型上运行："
         "`HANDBOOK_MODEL=HuggingFaceTB/SmolLM2-135M-Instruct python {file}`。",
         "run_plain": "。",
+        "run_how": "如何运行",
     },
 }
 

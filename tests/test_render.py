@@ -51,6 +51,26 @@ def test_program_box_links_the_served_file_and_says_how_to_run_it():
         assert "HANDBOOK_MODEL=/path/to/model" in en and "HANDBOOK_MODEL=/path/to/model" in zh
 
 
+def test_the_whole_program_box_comes_after_the_fix_and_folds_its_run_instructions():
+    """Under "Fix" a reader first meets the change to make: the whole-program box goes to the end of the Fix
+    section (a "## " inside a code fence is not a heading), and its run instructions fold away."""
+    page = (
+        '# T\n\n## Fix {#fix}\n\nChange this:\n\n```python\n--8<-- "x.py:fix"\n```\n\n'
+        "```text\n## not a heading\n```\n\n"
+        "### More {#more}\n\ntext\n\n## Evidence {#evidence}\n\nrest\n"
+    )
+    out = render.place_program_box(page, "BOX\n")
+    assert out.index('--8<-- "x.py:fix"') < out.index("## not a heading") < out.index("text\n\nBOX")
+    assert out.index("BOX") < out.index("## Evidence") and out.count("BOX") == 1
+    assert render.place_program_box("# T\n\n## Fix {#fix}\n\ncode\n", "BOX\n").endswith("code\n\nBOX\n")
+    assert render.place_program_box("# T\n\n## Evidence {#evidence}\n", "BOX\n") == "# T\n\n## Evidence {#evidence}\n"
+    fm = hp_model(pages.pitfall_pages()[0])
+    for lang in ("en", "zh"):
+        box = render.program_box(fm, lang, render.program_code(fm))
+        assert box.index("hb-program__copy") < box.index("<details") < box.index("HANDBOOK_MODEL=")
+        assert f"<summary>{ui.LABELS[lang]['run_how']}</summary>" in box
+
+
 def hp_model(page):
     return pages.FrontMatter.model_validate(page.meta)
 

@@ -187,6 +187,33 @@ def test_search_previews_start_with_the_one_line_answer(site):
 
 
 @pytest.mark.site
+def test_the_fix_section_opens_with_the_fixs_code(site):
+    """Under "Fix", on every pitfall page in both languages, the first code block or button is the fix's code,
+    not the whole program's copy and download buttons (those come at the end of the section, their run
+    instructions folded)."""
+    import re
+
+    from handbook import pages
+
+    out, code, _ = site
+    assert code == 0
+    wrong = []
+    for p in pages.all_pages():
+        if p.kind != "pitfall":
+            continue
+        rel = pathlib.Path("zh" if p.lang == "zh" else "", p.meta["chapter"], p.path.name.split(".")[0], "index.html")
+        text = (out / rel).read_text(encoding="utf-8")
+        start = text.index('<h2 id="fix">')
+        section = text[start : text.find("<h2 ", start + 1)]
+        first = re.search(r'<div class="highlight"|<pre\b|<button\b|class="[^"]*md-button|class="hb-program"', section)
+        if not first or not first.group(0).startswith(('<div class="highlight"', "<pre")):
+            wrong.append(f"{rel}: {first.group(0) if first else 'no code'}")
+        elif "hb-program" not in section or "<details" not in section[section.index("hb-program") :]:
+            wrong.append(f"{rel}: no whole-program box with its run instructions folded in the Fix section")
+    assert not wrong, f"{len(wrong)} pages:\n" + "\n".join(wrong[:10])
+
+
+@pytest.mark.site
 def test_one_404_page_per_language(site):
     out, code, _ = site
     assert code == 0
