@@ -264,6 +264,12 @@ CHART = {
     },
 }
 
+# -- walkthrough notebooks (hooks/notebooks.py) --------------------------------------------------------------
+NOTEBOOK = {
+    "en": {"zoom_hint": "Tap to enlarge"},
+    "zh": {"zoom_hint": "点按放大"},
+}
+
 # -- the theme templates (overrides/404.html, overrides/main.html), given to Jinja as hb_ui by hooks/i18n.py ---------
 TEMPLATES = {
     "en": {

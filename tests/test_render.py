@@ -9,7 +9,9 @@ import pytest
 from handbook import compat_page, notebook_html, pages, render, runs, ui
 
 
-@pytest.mark.parametrize("table", ["LABELS", "COMPAT_LABELS", "FINDER", "ADVICE_LABELS", "CHART", "TEMPLATES"])
+@pytest.mark.parametrize(
+    "table", ["LABELS", "COMPAT_LABELS", "FINDER", "ADVICE_LABELS", "CHART", "TEMPLATES", "NOTEBOOK"]
+)
 def test_every_ui_table_says_the_same_things_in_both_languages(table):
     t = getattr(ui, table)
     assert set(t) == {"en", "zh"} and set(t["en"]) == set(t["zh"]), table
@@ -203,3 +205,13 @@ def test_compatibility_page_lists_each_known_release_defect_with_its_skipped_cel
     assert len(lines) == len(contract.RELEASE_DEFECTS)
     assert lines[0].startswith("- **trl ==1.15.0**") and "1.16.0" in lines[0]
     assert int(re.search(r"(\d+) (?:cells|个单元格)", lines[0]).group(1)) > 60, lines[0]
+
+
+def test_each_notebook_plot_gets_a_zoom_hint_after_it():
+    page = (
+        '<div class="jp-RenderedImage jp-OutputArea-output" tabindex="0">\n<img alt="a > b" src="p.png">\n</div>'
+        '<div class="jp-RenderedText"><img src="q.png"></div>'
+    )
+    out = notebook_html.add_zoom_hints(page, "Tap <to> enlarge")
+    assert out.count('class="hb-zoom-hint"') == 1
+    assert out.index('src="p.png">') < out.index("hb-zoom-hint") and "Tap &lt;to&gt; enlarge" in out

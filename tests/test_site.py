@@ -652,6 +652,7 @@ PHONE_PAGES = [
     "/zh/start/advice/",
     "/zh/preference/dpo-loss-stuck-ln2/",
     "/walkthroughs/sft-label-mask/",
+    "/zh/walkthroughs/grpo-metrics/",
 ]
 
 
@@ -659,7 +660,11 @@ PHONE_PAGES = [
 @pytest.mark.parametrize("path", PHONE_PAGES)
 def test_phone_width_no_page_overflow_and_readable_charts(browser, server, path):
     """At 390 px the page itself never scrolls sideways (a wide table scrolls inside its own box), chart text is
-    at least 11 px, and a plot image is shown at the width of the content."""
+    at least 11 px, and a plot image is shown at the width of the content with a visible "tap to enlarge" line in
+    the page's language; a notebook's code starts at the content's left edge (no empty prompt column); the badge
+    row, which scrolls sideways, fades out at its right edge until it is scrolled to its end."""
+    from handbook import ui
+
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
     pg = context.new_page()
     pg.goto(server + path)
@@ -679,12 +684,85 @@ def test_phone_width_no_page_overflow_and_readable_charts(browser, server, path)
         """() => { const m = document.querySelector('.hb-meta'); const b = m && m.querySelector('.hb-badge');
         return m && b ? m.getBoundingClientRect().height / b.getBoundingClientRect().height : 0; }"""
     )
+    code_gutters = pg.evaluate(  # where each notebook code cell's code starts, as a share of the content's width
+        """() => { const c = document.querySelector('.md-content__inner').getBoundingClientRect();
+        return [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-editor')]
+          .map(e => (e.getBoundingClientRect().left - c.left) / c.width); }"""
+    )
+    hints = pg.evaluate(  # per notebook plot: the text of its visible hint, or null
+        """() => [...document.querySelectorAll('.md-content .jp-RenderedImage img')].map(img => {
+          const h = img.parentElement.querySelector('.hb-zoom-hint'); const r = h && h.getBoundingClientRect();
+          return r && r.width && r.height && r.right <= innerWidth ? h.textContent : null; })"""
+    )
+    fade = pg.evaluate(  # the badge row's right-edge fade (px): while it can scroll on, and at its end
+        """async () => { const m = document.querySelector('.hb-meta');
+        if (!m || m.scrollWidth <= m.clientWidth) return null;
+        const now = () => parseFloat(getComputedStyle(m).getPropertyValue('--hb-fade')) || 0;
+        const start = now(); m.scrollLeft = m.scrollWidth;
+        await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+        return [start, now(), getComputedStyle(m).maskImage || getComputedStyle(m).webkitMaskImage]; }"""
+    )
     context.close()
+    lang = "zh" if path.startswith("/zh/") else "en"
+    assert all(g <= 0.08 for g in code_gutters), f"{path}: notebook code starts at {code_gutters} of the width"
+    assert all(h == ui.NOTEBOOK[lang]["zoom_hint"] for h in hints), f"{path}: plots without a visible hint: {hints}"
+    if fade is not None:
+        assert fade[0] >= 16 and "gradient" in fade[2], f"{path}: the scrolling badge row has no fade: {fade}"
+        assert fade[1] == 0, f"{path}: the badge row still fades ({fade[1]} px) when scrolled to its end"
     assert overflow <= 1, f"{path}: the page is {overflow} px wider than a 390 px screen"
     assert not chart_px or min(chart_px) >= 11, f"{path}: chart text at {min(chart_px):.1f} px"
     narrow = [(round(w), cw) for w, cw in images if w < 0.9 * cw]
     assert not narrow, f"{path}: plot images narrower than the content (shown, content): {narrow}"
     assert badge_rows < 1.5, f"{path}: the badges take {badge_rows:.1f} rows at 390 px"
+
+
+@pytest.mark.browser
+def test_walkthrough_plots_are_not_white_blocks_in_dark_mode(browser, server):
+    """In the dark theme a notebook plot (a PNG on white) is dimmed, not a glaring white block."""
+    import io
+
+    image = pytest.importorskip("PIL.Image", reason="Pillow measures the plot's brightness")
+    stat = pytest.importorskip("PIL.ImageStat")
+    means = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+        pg = context.new_page()
+        pg.goto(server + "/walkthroughs/grpo-metrics/")
+        img = pg.locator(".md-content .jp-RenderedImage img").first
+        img.scroll_into_view_if_needed()
+        pg.wait_for_function("(i) => i.complete && i.naturalWidth > 0", arg=img.element_handle())
+        shot = image.open(io.BytesIO(img.screenshot())).convert("L")
+        means[scheme] = stat.Stat(shot).mean[0]
+        context.close()
+    assert means["light"] > 235, f"the light theme shows the plot as it is: mean brightness {means}"
+    assert means["dark"] < 215, f"a plot in the dark theme is a white block: mean brightness {means}"
+
+
+@pytest.mark.browser
+def test_tapping_a_plot_or_its_hint_enlarges_it(browser, server):
+    """On a phone, a tap on a notebook plot or on its "tap to enlarge" line opens the plot at full size over the
+    page (docs/javascripts/zoom.js); a tap closes it, and so does Escape."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    pg = context.new_page()
+    pg.goto(server + "/zh/walkthroughs/grpo-metrics/")
+    sizes = []
+    for target in (".md-content .hb-zoom-hint", ".md-content .jp-RenderedImage img"):
+        pg.locator(target).first.scroll_into_view_if_needed()
+        pg.locator(target).first.tap()
+        overlay = pg.wait_for_selector(".hb-zoom img", timeout=3000)
+        pg.wait_for_function("() => document.querySelector('.hb-zoom img').complete")
+        box = pg.locator(".hb-zoom").bounding_box()
+        sizes.append((box["width"], box["height"], overlay.evaluate("i => i.getBoundingClientRect().width")))
+        pg.locator(".hb-zoom").tap()
+        assert pg.query_selector(".hb-zoom") is None, "a tap on the enlarged plot closes it"
+    pg.locator(".md-content .jp-RenderedImage").first.focus()
+    pg.keyboard.press("Enter")
+    assert pg.query_selector(".hb-zoom") is not None, "Enter on a focused plot enlarges it"
+    pg.keyboard.press("Escape")
+    assert pg.query_selector(".hb-zoom") is None
+    context.close()
+    for width, height, img in sizes:  # the overlay covers the screen and shows the plot wider than the screen
+        assert width == 390 and height == 844 and img > 390, sizes
 
 
 FIRST_LOAD_LIMIT = 150 * 1024  # gzipped bytes of everything a page loads on a first visit
