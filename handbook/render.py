@@ -206,6 +206,20 @@ def place_program_box(markdown: str, box: str) -> str:
     return "\n".join([*head, "", box, *lines[end:]])
 
 
+# -- the search box of the home page and the 404 page ------------------------------------------------------
+def search_form(lang: str, action: str) -> str:
+    """A search box outside the header: it opens the theme's search with the words (its ``?q=``) on the page at
+    ``action`` (the home page of the reader's language). The home page (``<!-- handbook:search-box -->``) and
+    the 404 page (overrides/404.html, through hooks/i18n.py) show it."""
+    t = ui.TEMPLATES[lang]
+    return (
+        f'<form class="hb-search-form" action="{html.escape(action, quote=True)}" method="get" role="search">'
+        f'<input type="search" name="q" aria-label="{html.escape(t["search"], quote=True)}" '
+        f'placeholder="{html.escape(t["search_placeholder"], quote=True)}">'
+        f'<button type="submit" class="md-button md-button--primary">{html.escape(t["search"])}</button></form>'
+    )
+
+
 # -- placeholders ------------------------------------------------------------------------------------------
 def _chapter_index(src_uri: str, lang: str) -> str:
     t = LABELS[lang]
@@ -350,6 +364,7 @@ def _doctor_example(src_uri: str, lang: str) -> str:
 
 
 PLACEHOLDERS = {
+    "search-box": lambda src_uri, lang: search_form(lang, "./"),  # on a page at the root of its language's site
     "doctor-example": _doctor_example,
     "run-chart": lambda src_uri, lang: "<!-- handbook:run-chart -->",  # filled by hooks/charts.py
     "advice-checked": _advice_checked,

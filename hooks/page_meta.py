@@ -56,12 +56,14 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
         except render.RenderError as e:
             raise PluginError(str(e)) from None
 
-    if meta is not None:
+    if page.file.src_uri in ("index.md", "index.zh.md"):
+        # the home page keeps its navigation title (Home, 首页: its tab); its browser tab title is the site name
+        # (overrides/main.html), said once
+        page.meta.pop("title", None)
+    elif meta is not None:
         # the navigation, the tab title and search show page.title as HTML: keep it text
         page.title = html.escape(meta.title.replace("`", ""))
         page.meta["title"] = page.title  # Material reads page.meta.title for the tab title
-        if page.file.src_uri in ("index.md", "index.zh.md"):  # the home page's title is the site name: say it once
-            page.meta.pop("title")
     markdown = PLACEHOLDER.sub(fill, markdown)
     if isinstance(meta, hp.FrontMatter):
         block = render.render_meta(meta, lang)

@@ -215,3 +215,11 @@ def test_each_notebook_plot_gets_a_zoom_hint_after_it():
     out = notebook_html.add_zoom_hints(page, "Tap <to> enlarge")
     assert out.count('class="hb-zoom-hint"') == 1
     assert out.index('src="p.png">') < out.index("hb-zoom-hint") and "Tap &lt;to&gt; enlarge" in out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_search_form_opens_the_themes_search_in_the_readers_language(lang):
+    form = render.search_form(lang, './"x')
+    assert 'action="./&quot;x"' in form and 'name="q"' in form and 'method="get"' in form
+    assert f">{ui.TEMPLATES[lang]['search']}</button>" in form
+    assert render.PLACEHOLDERS["search-box"]("index.md", lang) == render.search_form(lang, "./")

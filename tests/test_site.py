@@ -765,6 +765,64 @@ def test_tapping_a_plot_or_its_hint_enlarges_it(browser, server):
         assert width == 390 and height == 844 and img > 390, sizes
 
 
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_missing_address_shows_the_404_page_of_its_language(page, server, lang):
+    """The host serves the site's one 404.html (the English one) for any missing address, as GitHub Pages does
+    (tests/conftest.py's server too); under zh/ the reader lands on the Chinese 404 page."""
+    from handbook import ui
+
+    statuses = []
+    page.on("response", lambda r: statuses.append(r.status) if "no-such-page" in r.url else None)
+    page.goto(f"{server}/{'zh/' if lang == 'zh' else ''}preference/no-such-page/")
+    page.wait_for_load_state("networkidle")
+    assert statuses and statuses[0] == 404, statuses
+    assert page.inner_text("h1").strip() == ui.TEMPLATES[lang]["404_title"]
+    assert page.evaluate("document.documentElement.lang") == lang
+    assert page.locator(".md-content .hb-search-form input[name=q]").is_visible()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_home_page_has_a_search_box_and_a_home_tab(page, server, lang):
+    """The home page's first tab says Home / 首页, and the search box in its text searches (the theme's search
+    opens with the words and lists the page that answers them)."""
+    from handbook import ui
+
+    root = f"{server}/{'zh/' if lang == 'zh' else ''}"
+    page.goto(root)
+    assert page.inner_text(".md-tabs__item >> nth=0").strip() == ui.HOME[0 if lang == "en" else 1]
+    page.fill(".md-content .hb-search-form input[name=q]", "frac_reward_zero_std")
+    with page.expect_navigation():
+        page.press(".md-content .hb-search-form input[name=q]", "Enter")
+    page.wait_for_selector(".md-search-result__item", timeout=10000)
+    found = page.eval_on_selector_all(".md-search-result__item > a", "links => links.map(a => a.href)")
+    assert all(h.startswith(root) for h in found) and any("online-rl/grpo-zero-std-group/" in h for h in found), found
+
+
+@pytest.mark.site
+def test_page_titles_name_the_site_once(site):
+    """A browser tab's title names the site once: "<page> - <site>", or the site alone on a home page (the
+    Chinese home page read "RLHF 踩坑手册 - RLHF 踩坑手册")."""
+    import re
+
+    out, code, _ = site
+    assert code == 0
+    names = {"en": "RLHF Pitfalls Handbook", "zh": "RLHF 踩坑手册"}
+    wrong = []
+    for html in out.rglob("*.html"):
+        rel = html.relative_to(out)
+        title = re.search(r"<title>(.*?)</title>", html.read_text(encoding="utf-8"), re.S)
+        if not title:
+            continue
+        text = title.group(1).strip()
+        name = names["zh" if rel.parts[0] == "zh" else "en"]
+        parts = text.split(" - ")
+        if text.count(name) != 1 or len(parts) != len(set(parts)):
+            wrong.append(f"{rel}: {text!r}")
+    assert not wrong, "\n".join(wrong[:10])
+
+
 FIRST_LOAD_LIMIT = 150 * 1024  # gzipped bytes of everything a page loads on a first visit
 
 
