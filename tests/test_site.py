@@ -823,6 +823,23 @@ def test_page_titles_name_the_site_once(site):
     assert not wrong, "\n".join(wrong[:10])
 
 
+@pytest.mark.browser
+def test_chinese_search_results_carry_no_zero_width_spaces(page, server):
+    """The Chinese index cuts titles and text into words with zero-width spaces (U+200B); a result shows (and a
+    reader copies) them without."""
+    page.goto(server + "/zh/")
+    page.click("input.md-search__input")
+    page.fill("input.md-search__input", "奖励标准差为零")
+    page.wait_for_selector(".md-search-result__item", timeout=10000)
+    page.wait_for_timeout(200)
+    titles = page.eval_on_selector_all(
+        ".md-search-result__article h1, .md-search-result__article h2", "e => e.map(x => x.textContent)"
+    )
+    text = page.inner_text(".md-search-result")
+    assert titles and any("\u200b" not in t and len(t) > 4 for t in titles), titles
+    assert "\u200b" not in text and not any("\u200b" in t for t in titles), [t for t in titles if "\u200b" in t][:3]
+
+
 FIRST_LOAD_LIMIT = 150 * 1024  # gzipped bytes of everything a page loads on a first visit
 
 
