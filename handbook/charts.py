@@ -37,6 +37,32 @@ NARROW_WIDTH_IN = 3.5
 """A phone's chart: panels stacked, drawn 3.5 in wide, so 8 pt text (legend) stays above 11 px at 390 px."""
 
 
+REFERENCE_GAP_PT = 4
+"""Points between a reference line and its label: clear of a run drawn on the line (a loss stuck at ln 2)."""
+
+
+def reference_line(ax, value: float, label: str):
+    """A dashed line at ``value`` across the panel, labelled at its right end just above it, not on it: the run
+    a reference line explains often lies right on it. The panel grows at the top when the label needs the room.
+    Returns the label (a matplotlib Annotation)."""
+    lo, hi = ax.get_ylim()
+    room = 0.22 * (max(hi, value) - min(lo, value) or 1.0)  # the label's height and its gap, roughly
+    if hi < value + room:
+        ax.set_ylim(lo, value + room)
+    ax.axhline(value, color=INK, alpha=0.55, linewidth=0.9, linestyle=(0, (4, 3)))
+    return ax.annotate(
+        label,
+        (1.0, value),
+        xycoords=("axes fraction", "data"),
+        xytext=(0, REFERENCE_GAP_PT),
+        textcoords="offset points",
+        ha="right",
+        va="bottom",
+        fontsize=8,
+        alpha=0.8,
+    )
+
+
 def _svg(rec: dict, spec: dict, lang: str, narrow: bool = False) -> str:
     import matplotlib
 
@@ -74,17 +100,6 @@ def _svg(rec: dict, spec: dict, lang: str, narrow: bool = False) -> str:
             panels = list(axes[0])
         ref = spec.get("reference")
         for ax, metric in zip(panels, metrics):
-            if ref and ref["metric"] == metric:
-                ax.axhline(ref["value"], color=INK, alpha=0.55, linewidth=0.9, linestyle=(0, (4, 3)))
-                ax.annotate(
-                    ref["label"],
-                    (1.0, ref["value"]),
-                    xycoords=("axes fraction", "data"),
-                    ha="right",
-                    va="bottom",
-                    fontsize=8,
-                    alpha=0.8,
-                )
             for label, n in spec["runs"].items():
                 by_seed = _series_by_seed(rec, n, metric)
                 if not by_seed:
@@ -120,6 +135,8 @@ def _svg(rec: dict, spec: dict, lang: str, narrow: bool = False) -> str:
                 ax.xaxis.set_major_locator(MaxNLocator(integer=True, nbins=6))
             ax.yaxis.set_major_locator(MaxNLocator(nbins=4))
             ax.grid(True, axis="y", color=INK, alpha=0.12, linewidth=0.6)
+            if ref and ref["metric"] == metric:
+                reference_line(ax, ref["value"], ref["label"])
         panels[0].legend(frameon=False, fontsize=8)
         fig.tight_layout(pad=0.4)
         buf = io.StringIO()

@@ -45,6 +45,16 @@ def move_images_out(output: str) -> tuple[str, dict[str, bytes]]:
     return _DATA_IMAGE.sub(move, output), files
 
 
+_RENDERED_IMAGE = re.compile(r'<div class="jp-RenderedImage[^"]*"[^>]*>\s*<img\b(?:[^>"]|"[^"]*")*>')
+
+
+def add_zoom_hints(output: str, hint: str) -> str:
+    """Each notebook plot gets a line under it saying that a tap enlarges it (docs/javascripts/zoom.js; the
+    stylesheet shows it on phones, where a plot's text is a few pixels high). ``hint`` is text, escaped here."""
+    span = f'<span class="hb-zoom-hint" aria-hidden="true">{html.escape(hint)}</span>'
+    return _RENDERED_IMAGE.sub(lambda m: m.group(0) + span, output)
+
+
 _CLASS_ATTR = re.compile(r'\bclass="([^"]*)"')
 _SELECTOR_CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
 _VAR_USE = re.compile(r"var\(\s*(--[\w-]+)")

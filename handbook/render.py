@@ -13,7 +13,7 @@ import html
 import pathlib
 import re
 
-from handbook import compat_page, ui
+from handbook import compat_page, markdown_scan, ui
 from handbook import pages as hp
 from handbook.ui import ADVICE_GROUPS, ADVICE_LABELS, FINDER, FINDER_LABELS, LABELS
 
@@ -129,19 +129,30 @@ def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     out = ['<div class="hb-meta" markdown="0">' + " ".join(badges) + "</div>", ""]
     out += [f'!!! symptoms "{html.escape(t["symptoms"])}"', ""]
     out += [f"    - {symptom_markdown(s)}" for s in meta.symptoms]
-    out += ["", f"    *{html.escape(t['why'])}:* {html.escape(meta.verdict_reason)}", ""]
+    out += ["", f"    *{html.escape(t['why'])}*{t['colon']}{html.escape(meta.verdict_reason)}", ""]
     return "\n".join(out)
+
+
+ZWSP = "\u200b"
+"""How Material's search plugin marks the words jieba cut a Chinese run into, in the Chinese index's text."""
+
+
+def _loose(label: str) -> str:
+    """A regex for ``label`` as it reads in a search index's text: escaped as HTML, with the zero-width spaces of
+    Chinese word segmentation allowed anywhere (jieba cuts 一句话 into 一句 and 话, 你可能… into its words)."""
+    return f"{ZWSP}*" + f"{ZWSP}*".join(re.escape(c) for c in html.escape(label)) + f"{ZWSP}*"
 
 
 def search_preview_first(text: str, lang: str) -> str:
     """A pitfall page's search text with its one-line answer first: the search result preview shows the start of
     the text, which would otherwise be the badge row run together. The badges go; the symptom list stays."""
     t = LABELS[lang]
-    intro = f"<p>{html.escape(t['symptoms'])}</p>"
-    if intro not in text:
+    intro = re.search(rf"<p>{_loose(t['symptoms'])}</p>", text)
+    if not intro:
         return text
-    text = text[text.index(intro) :]
-    m = re.search(rf"<p>(?:<em>)?{re.escape(html.escape(t['why']))}(?:</em>)?[:：]?\s*(.*?)</p>", text, re.S)
+    text = text[intro.start() :]
+    gap = rf"[\s{ZWSP}]*"
+    m = re.search(rf"<p>{gap}(?:<em>)?{_loose(t['why'])}(?:</em>)?{gap}[:：]{gap}(.*?)</p>", text, re.S)
     if not m:
         return text
     return f"<p>{m.group(1).strip()}</p> " + text[: m.start()] + text[m.end() :]
@@ -178,7 +189,49 @@ def program_box(meta: hp.FrontMatter, lang: str, code: str) -> str:
         f'<a class="md-button hb-program__download" href="{href}" download="{name}">'
         f"{html.escape(t['download_program'].format(file=name))}</a>"
     )
-    return f'<div class="hb-program" markdown="1">\n\n<p markdown="0">{buttons}</p>\n\n{run}\n\n</div>\n'
+    how = (
+        f'<details class="hb-program__run" markdown="1">\n<summary>{html.escape(t["run_how"])}</summary>\n\n{run}\n\n'
+        "</details>"
+    )
+    return f'<div class="hb-program" markdown="1">\n\n<p markdown="0">{buttons}</p>\n\n{how}\n\n</div>\n'
+
+
+def place_program_box(markdown: str, box: str) -> str:
+    """``markdown`` with the whole-program box at the end of its Fix section (before the next level-2 heading
+    outside code): the first thing under "Fix" is the change to make, not the buttons and the run instructions
+    of the whole program. Unchanged if the page has no Fix heading."""
+    lines = markdown.split("\n")
+    fix = end = None
+    for i, line in markdown_scan.outside_fences(markdown):
+        h = markdown_scan.heading(line)
+        if not h or h[0] != 2:
+            continue
+        if fix is None and h[2] == "fix":
+            fix = i
+        elif fix is not None:
+            end = i - 1  # 0-based index of the next level-2 heading
+            break
+    if fix is None:
+        return markdown
+    end = len(lines) if end is None else end
+    head = lines[:end]
+    while head and not head[-1].strip():
+        head.pop()
+    return "\n".join([*head, "", box, *lines[end:]])
+
+
+# -- the search box of the home page and the 404 page ------------------------------------------------------
+def search_form(lang: str, action: str) -> str:
+    """A search box outside the header: it opens the theme's search with the words (its ``?q=``) on the page at
+    ``action`` (the home page of the reader's language). The home page (``<!-- handbook:search-box -->``) and
+    the 404 page (overrides/404.html, through hooks/i18n.py) show it."""
+    t = ui.TEMPLATES[lang]
+    return (
+        f'<form class="hb-search-form" action="{html.escape(action, quote=True)}" method="get" role="search">'
+        f'<input type="search" name="q" aria-label="{html.escape(t["search"], quote=True)}" '
+        f'placeholder="{html.escape(t["search_placeholder"], quote=True)}">'
+        f'<button type="submit" class="md-button md-button--primary">{html.escape(t["search"])}</button></form>'
+    )
 
 
 # -- placeholders ------------------------------------------------------------------------------------------
@@ -371,6 +424,7 @@ def _doctor_example(src_uri: str, lang: str) -> str:
 
 
 PLACEHOLDERS = {
+    "search-box": lambda src_uri, lang: search_form(lang, "./"),  # on a page at the root of its language's site
     "doctor-example": _doctor_example,
     "run-chart": lambda src_uri, lang: "<!-- handbook:run-chart -->",  # filled by hooks/charts.py
     "advice-checked": _advice_checked,

@@ -85,6 +85,7 @@ LABELS = {
         "page": "Page",
         "claim": "Verdict",
         "why": "In one line",
+        "colon": ": ",
         "none": "No pages yet.",
         "program": "The whole program",
         "copy_program": "Copy the whole program",
@@ -96,6 +97,7 @@ LABELS = {
         " on the small real model the handbook checks every page on: "
         "`HANDBOOK_MODEL=HuggingFaceTB/SmolLM2-135M-Instruct python {file}`.",
         "run_plain": ".",
+        "run_how": "How to run it",
     },
     "zh": {
         "verdict": "常见说法",
@@ -120,6 +122,7 @@ LABELS = {
         "page": "页面",
         "claim": "结论",
         "why": "一句话",
+        "colon": "：",
         "none": "暂无页面。",
         "program": "完整程序",
         "copy_program": "复制完整程序",
@@ -131,6 +134,7 @@ LABELS = {
         "在本手册检查每一页所用的小型真实模型上运行："
         "`HANDBOOK_MODEL=HuggingFaceTB/SmolLM2-135M-Instruct python {file}`。",
         "run_plain": "。",
+        "run_how": "如何运行",
     },
 }
 
@@ -310,6 +314,12 @@ CHART = {
         "alt": "{labels}的 {metrics} 随训练步变化的折线图。",
         "and": "与",
     },
+}
+
+# -- walkthrough notebooks (hooks/notebooks.py) --------------------------------------------------------------
+NOTEBOOK = {
+    "en": {"zoom_hint": "Tap to enlarge"},
+    "zh": {"zoom_hint": "点按放大"},
 }
 
 # -- the theme templates (overrides/404.html, overrides/main.html), given to Jinja as hb_ui by hooks/i18n.py ---------

@@ -14,9 +14,10 @@ import pathlib
 import re
 from types import SimpleNamespace
 
+from _common import lang_of_src
 from mkdocs.plugins import event_priority
 
-from handbook import notebook_html
+from handbook import notebook_html, ui
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100) has rebuilt the file list
@@ -49,7 +50,8 @@ NOTEBOOK_CSS = "assets/stylesheets/notebook.css"
 
 def on_post_page(output, page, config, **kwargs):
     """One shared stylesheet instead of 580 KB inlined per notebook page; plots as lazily loaded files beside the
-    page; a notebook plot's alt text is the "Figure: …" sentence written before it (mkdocs-jupyter has none)."""
+    page, each with a "tap to enlarge" hint; a notebook plot's alt text is the "Figure: …" sentence written before
+    it (mkdocs-jupyter has none)."""
     if not page.file.src_uri.endswith(".ipynb"):
         return output
     depth = page.url.rstrip("/").count("/") + 1 if page.url.strip("/") else 0
@@ -59,6 +61,7 @@ def on_post_page(output, page, config, **kwargs):
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(css, encoding="utf-8")  # the same for every notebook: the last write wins
     output, images = notebook_html.move_images_out(output)
+    output = notebook_html.add_zoom_hints(output, ui.NOTEBOOK[lang_of_src(page.file.src_uri)]["zoom_hint"])
     folder = pathlib.Path(page.file.abs_dest_path).parent
     for name, data in images.items():
         folder.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,8 @@ A thin adapter over ``handbook.render`` (the renderers, unit-tested on their own
   (``handbook.pages.FrontMatter`` / ``GuideMatter``): bad metadata stops ``mkdocs build`` and ``mkdocs serve``
   with the file and the field.
 - A pitfall page gets its badges and symptom box under its title (``render.render_meta``).
-- Under its Fix heading, a pitfall page gets "copy the whole program" and a download of it (``render.program_box``).
+- At the end of its Fix section, a pitfall page gets "copy the whole program", a download of it and how to run it
+  (``render.program_box``, placed by ``render.place_program_box``).
 - ``<!-- handbook:NAME -->`` placeholders are replaced by ``render.PLACEHOLDERS[NAME]``; an unknown NAME is an
   error.
 """
@@ -24,7 +25,6 @@ from handbook import render
 
 PLACEHOLDER = re.compile(r"<!-- handbook:([\w-]+) -->")
 H1 = re.compile(r"^# .*$", re.M)
-FIX = re.compile(r"^## .*\{#fix\}[ \t]*$", re.M)
 
 
 def _validated(page):
@@ -56,19 +56,19 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
         except render.RenderError as e:
             raise PluginError(str(e)) from None
 
-    if meta is not None:
+    if page.file.src_uri in ("index.md", "index.zh.md"):
+        # the home page keeps its navigation title (Home, 首页: its tab); its browser tab title is the site name
+        # (overrides/main.html), said once
+        page.meta.pop("title", None)
+    elif meta is not None:
         # the navigation, the tab title and search show page.title as HTML: keep it text
         page.title = html.escape(meta.title.replace("`", ""))
         page.meta["title"] = page.title  # Material reads page.meta.title for the tab title
-        if page.file.src_uri in ("index.md", "index.zh.md"):  # the home page's title is the site name: say it once
-            page.meta.pop("title")
     markdown = PLACEHOLDER.sub(fill, markdown)
     if isinstance(meta, hp.FrontMatter):
         block = render.render_meta(meta, lang)
         m = H1.search(markdown)
         markdown = markdown[: m.end()] + "\n\n" + block + "\n" + markdown[m.end() :] if m else block + "\n" + markdown
-        fix = FIX.search(markdown)
-        if fix:  # under the Fix heading: copy or download the page's whole program (hooks/programs.py serves it)
-            box = render.program_box(meta, lang, render.program_code(meta))
-            markdown = markdown[: fix.end()] + "\n\n" + box + markdown[fix.end() :]
+        # at the end of the Fix section: copy or download the page's whole program (hooks/programs.py serves it)
+        markdown = render.place_program_box(markdown, render.program_box(meta, lang, render.program_code(meta)))
     return markdown

@@ -57,8 +57,22 @@ def server(site):
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves a missing address as GitHub Pages does: the site's 404.html, with status 404."""
+
     def log_message(self, *args):
         pass
+
+    def send_error(self, code, message=None, explain=None):
+        page = pathlib.Path(self.directory) / PREFIX.strip("/") / "404.html"
+        if code != 404 or not page.is_file():
+            return super().send_error(code, message, explain)
+        body = page.read_bytes()
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
 
 
 class _QuietServer(http.server.ThreadingHTTPServer):

@@ -55,3 +55,27 @@ def test_no_module_is_too_long():
         p.relative_to(pages.ROOT).as_posix(): n for p in paths if (n := len(p.read_text().splitlines())) > MAX_LINES
     }
     assert not long, f"split these modules (over {MAX_LINES} lines): {long}"
+
+
+def test_every_folder_and_data_file_of_the_package_is_packaged():
+    """pyproject.toml names every folder of handbook/ as a package (else setuptools warns, 40 lines at every
+    `make serve`, that 'handbook.templates' is absent from its configuration) and ships its data files (a
+    non-editable install without advice.yaml breaks the validator)."""
+    import fnmatch
+
+    import pytest
+
+    tomllib = pytest.importorskip("tomllib", reason="Python 3.11 reads pyproject.toml with the standard library")
+    conf = tomllib.loads((pages.ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"]
+    folders = {p.parent for p in HANDBOOK.rglob("*") if p.is_file() and "__pycache__" not in p.parts}
+    names = {".".join(f.relative_to(pages.ROOT).parts) for f in folders}
+    assert names == set(conf["packages"]), f"packages in pyproject.toml: {sorted(names)}"
+    data = conf.get("package-data", {})
+    unshipped = [
+        p.relative_to(pages.ROOT).as_posix()
+        for p in HANDBOOK.rglob("*")
+        if p.is_file()
+        and p.suffix not in (".py", ".pyc")
+        and not any(fnmatch.fnmatch(p.name, g) for g in data.get(".".join(p.parent.relative_to(pages.ROOT).parts), []))
+    ]
+    assert not unshipped, f"data files not in package-data: {unshipped}"

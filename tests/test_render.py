@@ -12,7 +12,8 @@ from handbook import compat_page, notebook_html, pages, render, runs, ui
 
 
 @pytest.mark.parametrize(
-    "table", ["LABELS", "COMPAT_LABELS", "FINDER", "FINDER_LABELS", "ADVICE_LABELS", "CHART", "TEMPLATES"]
+    "table",
+    ["LABELS", "COMPAT_LABELS", "FINDER", "FINDER_LABELS", "ADVICE_LABELS", "CHART", "TEMPLATES", "NOTEBOOK"],
 )
 def test_every_ui_table_says_the_same_things_in_both_languages(table):
     t = getattr(ui, table)
@@ -136,6 +137,26 @@ def test_program_box_links_the_served_file_and_says_how_to_run_it():
         assert "HANDBOOK_MODEL=/path/to/model" in en and "HANDBOOK_MODEL=/path/to/model" in zh
 
 
+def test_the_whole_program_box_comes_after_the_fix_and_folds_its_run_instructions():
+    """Under "Fix" a reader first meets the change to make: the whole-program box goes to the end of the Fix
+    section (a "## " inside a code fence is not a heading), and its run instructions fold away."""
+    page = (
+        '# T\n\n## Fix {#fix}\n\nChange this:\n\n```python\n--8<-- "x.py:fix"\n```\n\n'
+        "```text\n## not a heading\n```\n\n"
+        "### More {#more}\n\ntext\n\n## Evidence {#evidence}\n\nrest\n"
+    )
+    out = render.place_program_box(page, "BOX\n")
+    assert out.index('--8<-- "x.py:fix"') < out.index("## not a heading") < out.index("text\n\nBOX")
+    assert out.index("BOX") < out.index("## Evidence") and out.count("BOX") == 1
+    assert render.place_program_box("# T\n\n## Fix {#fix}\n\ncode\n", "BOX\n").endswith("code\n\nBOX\n")
+    assert render.place_program_box("# T\n\n## Evidence {#evidence}\n", "BOX\n") == "# T\n\n## Evidence {#evidence}\n"
+    fm = hp_model(pages.pitfall_pages()[0])
+    for lang in ("en", "zh"):
+        box = render.program_box(fm, lang, render.program_code(fm))
+        assert box.index("hb-program__copy") < box.index("<details") < box.index("HANDBOOK_MODEL=")
+        assert f"<summary>{ui.LABELS[lang]['run_how']}</summary>" in box
+
+
 def hp_model(page):
     return pages.FrontMatter.model_validate(page.meta)
 
@@ -194,14 +215,23 @@ def test_the_home_page_lists_every_chapter():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_search_preview_starts_with_the_one_line_answer(lang):
+@pytest.mark.parametrize("segmented", [False, True])
+def test_search_preview_starts_with_the_one_line_answer(lang, segmented):
+    """The search index's text of a page starts with its one-line answer, not the badge row. Material's search
+    plugin cuts Chinese text into words with zero-width spaces (jieba: 非常见说法 -> 非常/见/说法), so the labels
+    are found however they were cut."""
     t = ui.LABELS[lang]
+
+    def cut(s):  # every character a word of its own: the worst jieba could do
+        return "\u200b" + "\u200b".join(s) + "\u200b" if segmented else s
+
     text = (
-        f"Common advicewrong Applies to TRL&gt;=0.29 <p>{t['symptoms']}</p> <ul> <li>x</li> </ul> "
-        f"<p>{t['why']}: the answer.</p>"
+        f"{cut(t['verdict'])}{cut(t['new'])} {cut(t['applies'])}&gt;=0.29 <p>{cut(t['symptoms'])}</p> <ul> <li>x</li>"
+        f" </ul> <p>{cut(t['why'])}{cut(t['colon'].strip())} the answer.</p>"
     )
     out = render.search_preview_first(text, lang)
-    assert out.startswith("<p>the answer.</p>") and "Applies to" not in out and "<li>x</li>" in out
+    assert out.startswith("<p>the answer.</p>"), out[:80]
+    assert t["applies"] not in out.replace("\u200b", "") and "<li>x</li>" in out
     assert render.search_preview_first("<p>a guide page</p>", lang) == "<p>a guide page</p>"
 
 
@@ -296,3 +326,21 @@ def test_the_symptom_finder_lists_each_phrasing_once_with_every_page_that_has_it
         "../online-rl/grpo-entropy-collapse-entropy-coef.md" in line
         and "../rewards/ppo-trainer-import-removed.md" in line
     )
+
+
+def test_each_notebook_plot_gets_a_zoom_hint_after_it():
+    page = (
+        '<div class="jp-RenderedImage jp-OutputArea-output" tabindex="0">\n<img alt="a > b" src="p.png">\n</div>'
+        '<div class="jp-RenderedText"><img src="q.png"></div>'
+    )
+    out = notebook_html.add_zoom_hints(page, "Tap <to> enlarge")
+    assert out.count('class="hb-zoom-hint"') == 1
+    assert out.index('src="p.png">') < out.index("hb-zoom-hint") and "Tap &lt;to&gt; enlarge" in out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_search_form_opens_the_themes_search_in_the_readers_language(lang):
+    form = render.search_form(lang, './"x')
+    assert 'action="./&quot;x"' in form and 'name="q"' in form and 'method="get"' in form
+    assert f">{ui.TEMPLATES[lang]['search']}</button>" in form
+    assert render.PLACEHOLDERS["search-box"]("index.md", lang) == render.search_form(lang, "./")

@@ -103,3 +103,28 @@ def test_records_are_small():
     assert total < 5_000_000, f"compat/runs/ holds {total} bytes: keep records to what charts and rules need"
     for r in RECORDS:
         assert pathlib.Path(r).stat().st_size < 200_000, f"{r.relative_to(ROOT)} is larger than 200 kB"
+
+
+def test_a_reference_lines_label_sits_above_the_line_inside_the_panel():
+    """A reference line's label ("ln 2 = 0.6931") is drawn above the line, clear of a run lying on it, and inside
+    the panel; the line does not add a step 0 to the step axis."""
+    import matplotlib
+
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(3.4, 2.5))
+    ax.plot([1, 2, 3, 4, 5], [0.6931] * 5, marker="o", markersize=3, linewidth=1.6)  # a loss stuck at ln 2
+    ax.plot([1, 2, 3, 4, 5], [0.6931, 0.13, 0.04, 0.0, 0.0], marker="o", markersize=3, linewidth=1.6)
+    label = charts.reference_line(ax, 0.6931, "ln 2 = 0.6931")
+    fig.canvas.draw()
+    box, panel = label.get_window_extent(), ax.get_window_extent()
+    line_y = ax.transData.transform((1, 0.6931))[1]
+    half_marker_px = 1.5 * fig.dpi / 72
+    plt.close(fig)
+    assert box.y0 >= line_y + half_marker_px + 1, f"the label's bottom {box.y0:.1f} px touches the line at {line_y:.1f}"
+    assert box.y1 <= panel.y1 and box.x1 <= panel.x1 + 1, "the label runs out of its panel"
+    page = pages.load(ROOT / "docs" / "preference" / "dpo-loss-stuck-ln2.md")
+    svg = charts._svg(runs.load(page.meta), page.meta["chart"], "en")
+    ticks = re.findall(r'<g id="xtick_\d+">.*?<text[^>]*>(.*?)</text>', svg, re.S)
+    assert ticks and "0" not in ticks, f"step ticks {ticks}: the reference line added a step 0"

@@ -153,6 +153,66 @@ def test_one_search_index_per_language_symptoms_first(site, capsys):
         print(f"\nsearch index bytes per language: {sizes}")
 
 
+def _plain(text: str) -> str:
+    """Search index text as a reader sees it: no tags, no zero-width spaces of Chinese segmentation, one space."""
+    import html
+    import re
+
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", text.replace("\u200b", ""))).split())
+
+
+@pytest.mark.site
+def test_search_previews_start_with_the_one_line_answer(site):
+    """A search result previews the start of a page's index text: on every pitfall page, in both languages, that
+    is the page's one-line answer, not the badge row (Material cuts Chinese text into words with zero-width
+    spaces, which the labels must survive)."""
+    import json
+
+    from handbook import pages, ui
+
+    out, code, _ = site
+    assert code == 0
+    wrong = []
+    for lang, index in (("en", out / "search"), ("zh", out / "zh" / "search")):
+        docs = {d["location"]: d for d in json.loads((index / "search_index.json").read_text(encoding="utf-8"))["docs"]}
+        labels = {v for k, v in ui.LABELS[lang].items() if k in ("verdict", "applies", "verified", "symptoms")}
+        for p in pages.all_pages():
+            if p.lang != lang or p.kind != "pitfall":
+                continue
+            text = _plain(docs[f"{p.meta['chapter']}/{p.path.name.split('.')[0]}/"]["text"])
+            answer = " ".join(str(p.meta["verdict_reason"]).replace("`", "").split())
+            if not text.startswith(answer) or any(text.startswith(label) for label in labels):
+                wrong.append(f"{lang} {p.rel}: {text[:60]!r}")
+    assert not wrong, f"{len(wrong)} previews do not start with the one-line answer:\n" + "\n".join(wrong[:10])
+
+
+@pytest.mark.site
+def test_the_fix_section_opens_with_the_fixs_code(site):
+    """Under "Fix", on every pitfall page in both languages, the first code block or button is the fix's code,
+    not the whole program's copy and download buttons (those come at the end of the section, their run
+    instructions folded)."""
+    import re
+
+    from handbook import pages
+
+    out, code, _ = site
+    assert code == 0
+    wrong = []
+    for p in pages.all_pages():
+        if p.kind != "pitfall":
+            continue
+        rel = pathlib.Path("zh" if p.lang == "zh" else "", p.meta["chapter"], p.path.name.split(".")[0], "index.html")
+        text = (out / rel).read_text(encoding="utf-8")
+        start = text.index('<h2 id="fix">')
+        section = text[start : text.find("<h2 ", start + 1)]
+        first = re.search(r'<div class="highlight"|<pre\b|<button\b|class="[^"]*md-button|class="hb-program"', section)
+        if not first or not first.group(0).startswith(('<div class="highlight"', "<pre")):
+            wrong.append(f"{rel}: {first.group(0) if first else 'no code'}")
+        elif "hb-program" not in section or "<details" not in section[section.index("hb-program") :]:
+            wrong.append(f"{rel}: no whole-program box with its run instructions folded in the Fix section")
+    assert not wrong, f"{len(wrong)} pages:\n" + "\n".join(wrong[:10])
+
+
 @pytest.mark.site
 def test_one_404_page_per_language(site):
     out, code, _ = site
@@ -760,6 +820,7 @@ PHONE_PAGES = [
     "/zh/start/advice/",
     "/zh/preference/dpo-loss-stuck-ln2/",
     "/walkthroughs/sft-label-mask/",
+    "/zh/walkthroughs/grpo-metrics/",
 ]
 
 
@@ -767,7 +828,11 @@ PHONE_PAGES = [
 @pytest.mark.parametrize("path", PHONE_PAGES)
 def test_phone_width_no_page_overflow_and_readable_charts(browser, server, path):
     """At 390 px the page itself never scrolls sideways (a wide table scrolls inside its own box), chart text is
-    at least 11 px, and a plot image is shown at the width of the content."""
+    at least 11 px, and a plot image is shown at the width of the content with a visible "tap to enlarge" line in
+    the page's language; a notebook's code starts at the content's left edge (no empty prompt column); the badge
+    row, which scrolls sideways, fades out at its right edge until it is scrolled to its end."""
+    from handbook import ui
+
     context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
     pg = context.new_page()
     pg.goto(server + path)
@@ -787,12 +852,160 @@ def test_phone_width_no_page_overflow_and_readable_charts(browser, server, path)
         """() => { const m = document.querySelector('.hb-meta'); const b = m && m.querySelector('.hb-badge');
         return m && b ? m.getBoundingClientRect().height / b.getBoundingClientRect().height : 0; }"""
     )
+    code_gutters = pg.evaluate(  # where each notebook code cell's code starts, as a share of the content's width
+        """() => { const c = document.querySelector('.md-content__inner').getBoundingClientRect();
+        return [...document.querySelectorAll('.jp-CodeCell .jp-InputArea-editor')]
+          .map(e => (e.getBoundingClientRect().left - c.left) / c.width); }"""
+    )
+    hints = pg.evaluate(  # per notebook plot: the text of its visible hint, or null
+        """() => [...document.querySelectorAll('.md-content .jp-RenderedImage img')].map(img => {
+          const h = img.parentElement.querySelector('.hb-zoom-hint'); const r = h && h.getBoundingClientRect();
+          return r && r.width && r.height && r.right <= innerWidth ? h.textContent : null; })"""
+    )
+    fade = pg.evaluate(  # the badge row's right-edge fade (px): while it can scroll on, and at its end
+        """async () => { const m = document.querySelector('.hb-meta');
+        if (!m || m.scrollWidth <= m.clientWidth) return null;
+        const now = () => parseFloat(getComputedStyle(m).getPropertyValue('--hb-fade')) || 0;
+        const start = now(); m.scrollLeft = m.scrollWidth;
+        await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+        return [start, now(), getComputedStyle(m).maskImage || getComputedStyle(m).webkitMaskImage]; }"""
+    )
     context.close()
+    lang = "zh" if path.startswith("/zh/") else "en"
+    assert all(g <= 0.08 for g in code_gutters), f"{path}: notebook code starts at {code_gutters} of the width"
+    assert all(h == ui.NOTEBOOK[lang]["zoom_hint"] for h in hints), f"{path}: plots without a visible hint: {hints}"
+    if fade is not None:
+        assert fade[0] >= 16 and "gradient" in fade[2], f"{path}: the scrolling badge row has no fade: {fade}"
+        assert fade[1] == 0, f"{path}: the badge row still fades ({fade[1]} px) when scrolled to its end"
     assert overflow <= 1, f"{path}: the page is {overflow} px wider than a 390 px screen"
     assert not chart_px or min(chart_px) >= 11, f"{path}: chart text at {min(chart_px):.1f} px"
     narrow = [(round(w), cw) for w, cw in images if w < 0.9 * cw]
     assert not narrow, f"{path}: plot images narrower than the content (shown, content): {narrow}"
     assert badge_rows < 1.5, f"{path}: the badges take {badge_rows:.1f} rows at 390 px"
+
+
+@pytest.mark.browser
+def test_walkthrough_plots_are_not_white_blocks_in_dark_mode(browser, server):
+    """In the dark theme a notebook plot (a PNG on white) is dimmed, not a glaring white block."""
+    import io
+
+    image = pytest.importorskip("PIL.Image", reason="Pillow measures the plot's brightness")
+    stat = pytest.importorskip("PIL.ImageStat")
+    means = {}
+    for scheme in ("light", "dark"):
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme=scheme)
+        pg = context.new_page()
+        pg.goto(server + "/walkthroughs/grpo-metrics/")
+        img = pg.locator(".md-content .jp-RenderedImage img").first
+        img.scroll_into_view_if_needed()
+        pg.wait_for_function("(i) => i.complete && i.naturalWidth > 0", arg=img.element_handle())
+        shot = image.open(io.BytesIO(img.screenshot())).convert("L")
+        means[scheme] = stat.Stat(shot).mean[0]
+        context.close()
+    assert means["light"] > 235, f"the light theme shows the plot as it is: mean brightness {means}"
+    assert means["dark"] < 215, f"a plot in the dark theme is a white block: mean brightness {means}"
+
+
+@pytest.mark.browser
+def test_tapping_a_plot_or_its_hint_enlarges_it(browser, server):
+    """On a phone, a tap on a notebook plot or on its "tap to enlarge" line opens the plot at full size over the
+    page (docs/javascripts/zoom.js); a tap closes it, and so does Escape."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    pg = context.new_page()
+    pg.goto(server + "/zh/walkthroughs/grpo-metrics/")
+    sizes = []
+    for target in (".md-content .hb-zoom-hint", ".md-content .jp-RenderedImage img"):
+        pg.locator(target).first.scroll_into_view_if_needed()
+        pg.locator(target).first.tap()
+        overlay = pg.wait_for_selector(".hb-zoom img", timeout=3000)
+        pg.wait_for_function("() => document.querySelector('.hb-zoom img').complete")
+        box = pg.locator(".hb-zoom").bounding_box()
+        sizes.append((box["width"], box["height"], overlay.evaluate("i => i.getBoundingClientRect().width")))
+        pg.locator(".hb-zoom").tap()
+        assert pg.query_selector(".hb-zoom") is None, "a tap on the enlarged plot closes it"
+    pg.locator(".md-content .jp-RenderedImage").first.focus()
+    pg.keyboard.press("Enter")
+    assert pg.query_selector(".hb-zoom") is not None, "Enter on a focused plot enlarges it"
+    pg.keyboard.press("Escape")
+    assert pg.query_selector(".hb-zoom") is None
+    context.close()
+    for width, height, img in sizes:  # the overlay covers the screen and shows the plot wider than the screen
+        assert width == 390 and height == 844 and img > 390, sizes
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_missing_address_shows_the_404_page_of_its_language(page, server, lang):
+    """The host serves the site's one 404.html (the English one) for any missing address, as GitHub Pages does
+    (tests/conftest.py's server too); under zh/ the reader lands on the Chinese 404 page."""
+    from handbook import ui
+
+    statuses = []
+    page.on("response", lambda r: statuses.append(r.status) if "no-such-page" in r.url else None)
+    page.goto(f"{server}/{'zh/' if lang == 'zh' else ''}preference/no-such-page/")
+    page.wait_for_load_state("networkidle")
+    assert statuses and statuses[0] == 404, statuses
+    assert page.inner_text("h1").strip() == ui.TEMPLATES[lang]["404_title"]
+    assert page.evaluate("document.documentElement.lang") == lang
+    assert page.locator(".md-content .hb-search-form input[name=q]").is_visible()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_home_page_has_a_search_box_and_a_home_tab(page, server, lang):
+    """The home page's first tab says Home / 首页, and the search box in its text searches (the theme's search
+    opens with the words and lists the page that answers them)."""
+    from handbook import ui
+
+    root = f"{server}/{'zh/' if lang == 'zh' else ''}"
+    page.goto(root)
+    assert page.inner_text(".md-tabs__item >> nth=0").strip() == ui.HOME[0 if lang == "en" else 1]
+    page.fill(".md-content .hb-search-form input[name=q]", "frac_reward_zero_std")
+    with page.expect_navigation():
+        page.press(".md-content .hb-search-form input[name=q]", "Enter")
+    page.wait_for_selector(".md-search-result__item", timeout=10000)
+    found = page.eval_on_selector_all(".md-search-result__item > a", "links => links.map(a => a.href)")
+    assert all(h.startswith(root) for h in found) and any("online-rl/grpo-zero-std-group/" in h for h in found), found
+
+
+@pytest.mark.site
+def test_page_titles_name_the_site_once(site):
+    """A browser tab's title names the site once: "<page> - <site>", or the site alone on a home page (the
+    Chinese home page read "RLHF 踩坑手册 - RLHF 踩坑手册")."""
+    import re
+
+    out, code, _ = site
+    assert code == 0
+    names = {"en": "RLHF Pitfalls Handbook", "zh": "RLHF 踩坑手册"}
+    wrong = []
+    for html in out.rglob("*.html"):
+        rel = html.relative_to(out)
+        title = re.search(r"<title>(.*?)</title>", html.read_text(encoding="utf-8"), re.S)
+        if not title:
+            continue
+        text = title.group(1).strip()
+        name = names["zh" if rel.parts[0] == "zh" else "en"]
+        parts = text.split(" - ")
+        if text.count(name) != 1 or len(parts) != len(set(parts)):
+            wrong.append(f"{rel}: {text!r}")
+    assert not wrong, "\n".join(wrong[:10])
+
+
+@pytest.mark.browser
+def test_chinese_search_results_carry_no_zero_width_spaces(page, server):
+    """The Chinese index cuts titles and text into words with zero-width spaces (U+200B); a result shows (and a
+    reader copies) them without."""
+    page.goto(server + "/zh/")
+    page.click("input.md-search__input")
+    page.fill("input.md-search__input", "奖励标准差为零")
+    page.wait_for_selector(".md-search-result__item", timeout=10000)
+    page.wait_for_timeout(200)
+    titles = page.eval_on_selector_all(
+        ".md-search-result__article h1, .md-search-result__article h2", "e => e.map(x => x.textContent)"
+    )
+    text = page.inner_text(".md-search-result")
+    assert titles and any("\u200b" not in t and len(t) > 4 for t in titles), titles
+    assert "\u200b" not in text and not any("\u200b" in t for t in titles), [t for t in titles if "\u200b" in t][:3]
 
 
 FIRST_LOAD_LIMIT = 150 * 1024  # gzipped bytes of everything a page loads on a first visit

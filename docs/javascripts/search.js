@@ -5,6 +5,7 @@
 // - a pasted training log gets a link that hands it to the log doctor (<template id="hb-search-log"> of
 //   overrides/main.html), which reads it from sessionStorage: nothing leaves the browser;
 // - a query that finds nothing gets the ways in by symptom (<template id="hb-search-none">).
+// Result titles and texts lose the zero-width spaces of Chinese word segmentation.
 (() => {
   const QUERY = "[data-md-component=search-query]";
   const HAN = /[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]/;
@@ -67,9 +68,21 @@
     line("hb-search-none", empty && document.getElementById("hb-search-none"), fromTemplate("hb-search-none"), true);
   };
 
+  // The Chinese index marks the words jieba cut a title or a text into with zero-width spaces (U+200B): shown in a
+  // result, they would travel into a copied title. Each result's text loses them (once: the change is seen again).
+  const unmark = () => {
+    const walk = document.createTreeWalker(result, NodeFilter.SHOW_TEXT);
+    for (let node = walk.nextNode(); node; node = walk.nextNode()) {
+      if (node.data.includes("\u200b")) node.data = node.data.replace(/\u200b/g, "");
+    }
+  };
+
   if (!result) return;
   // the theme fills the result list and its count line when the search worker answers: look after each change
-  new MutationObserver(none).observe(result, { childList: true, subtree: true, characterData: true });
+  new MutationObserver(() => {
+    unmark();
+    none();
+  }).observe(result, { childList: true, subtree: true, characterData: true });
   document.addEventListener("paste", (event) => {
     if (isQuery(event.target)) pasted = event.clipboardData ? event.clipboardData.getData("text") : "";
   });
