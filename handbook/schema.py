@@ -158,10 +158,10 @@ class FrontMatter(BaseModel):
     verdict: Literal[VERDICTS]  # type: ignore[valid-type]
     verdict_reason: str = Field(min_length=10)
     """The cause in one line, in the page's language: shown as "Why" under the symptoms."""
-    fix_line: str | None = None
+    fix_line: str
     """The fix in one line, imperative, naming the argument and value of the page's Fix code: shown first under
     the symptoms ("Fix: ..."), and what a search result starts with."""
-    nav_title: str | None = None
+    nav_title: str
     """The page's short label in the sidebar (its title stays the full sentence): the symptom in the reader's
     words, `code` for metric and argument names, without the chapter's trainer name where the chapter says it."""
     order: int = 100
@@ -188,13 +188,13 @@ class FrontMatter(BaseModel):
 
     @field_validator("nav_title")
     @classmethod
-    def _nav_title(cls, v: str | None) -> str | None:
-        return None if v is None else check_label(v, NAV_TITLE_WIDTH)
+    def _nav_title(cls, v: str) -> str:
+        return check_label(v, NAV_TITLE_WIDTH)
 
     @field_validator("fix_line")
     @classmethod
-    def _fix_line(cls, v: str | None) -> str | None:
-        return None if v is None else check_label(v, FIX_LINE_WIDTH)
+    def _fix_line(cls, v: str) -> str:
+        return check_label(v, FIX_LINE_WIDTH)
 
     @field_validator("id")
     @classmethod

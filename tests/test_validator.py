@@ -108,6 +108,8 @@ def test_good_page_passes():
         ),
         (lambda t: t.replace("sources: []", "sources: [trl-1234]"), "field 'sources'"),
         (lambda t: t.replace("tags: [GRPO]", "tags: [GRPO]\nsurprise: 1"), "surprise"),
+        (lambda t: t.replace('nav_title: "Equal rewards in a group"\n', ""), "field 'nav_title': Field required"),
+        (lambda t: t.replace("fix_line: ", "fix: "), "field 'fix_line': Field required"),
         (lambda t: t.replace("Equal rewards in a group", "TODO"), "field 'nav_title'"),
     ],
 )
