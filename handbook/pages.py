@@ -44,6 +44,7 @@ class Page:
     body: str
     errors: list[str] = field(default_factory=list)
     offset: int = 0  # lines of front matter before the body: body line n is file line offset + n
+    field_lines: dict[str, int] = field(default_factory=dict)  # top-level front-matter field -> its file line
 
     @property
     def rel(self) -> str:
@@ -112,13 +113,22 @@ def python_fences(body: str) -> list[tuple[int, str, list[str]]]:
     return [(f.line, f.info, f.lines) for f in markdown_scan.fences(body) if f.is_python]
 
 
+FIELD_LINE = re.compile(r"^([A-Za-z_][\w-]*)\s*:")
+
+
 def load(path: pathlib.Path) -> Page:
     """Read a page; never raises on bad input: problems are in ``page.errors`` (then ``meta`` is {})."""
-    page = Page(path=path, lang=lang_of(path), meta={}, body="")
     text, problem = contract.read_text(path)
     if problem:
+        page = Page(path=path, lang=lang_of(path), meta={}, body="")
         page.error("file", problem)
         return page
+    return from_text(path, text)
+
+
+def from_text(path: pathlib.Path, text: str) -> Page:
+    """The page at ``path`` whose file holds ``text`` (what ``load`` reads); never raises on bad input."""
+    page = Page(path=path, lang=lang_of(path), meta={}, body="")
     try:
         meta, body = split_front_matter(text)
     except FrontMatterError as e:
@@ -127,6 +137,9 @@ def load(path: pathlib.Path) -> Page:
         return page
     page.meta, page.body = meta or {}, body
     page.offset = text[: len(text) - len(body)].count("\n")
+    for n, line in enumerate(text.splitlines()[1 : page.offset], 2):
+        if (m := FIELD_LINE.match(line)) and m.group(1) not in page.field_lines:
+            page.field_lines[m.group(1)] = n
     if meta is None:
         page.error("front matter", "missing (the page must start with a '---' YAML block)", 1)
     return page
@@ -142,7 +155,8 @@ def validate(page: Page) -> Page:
     except ValidationError as e:
         for err in e.errors():
             loc = ".".join(str(x) for x in err["loc"]) or "front matter"
-            page.error(f"field '{loc}'", err["msg"])
+            line = page.field_lines.get(str(err["loc"][0])) if err["loc"] else None
+            page.error(f"field '{loc}'", err["msg"], line)
     rel_docs = page.path.relative_to(DOCS) if page.path.is_relative_to(DOCS) else page.path
     if page.kind == "pitfall" and not page.errors:
         chapter, slug = rel_docs.parent.as_posix(), page.path.name.split(".")[0]
@@ -157,6 +171,7 @@ def validate(page: Page) -> Page:
             page.error("field 'snippet'", f"{expected} does not exist")
         _check_sections(page)
         _check_includes(page)
+        _check_fix_line(page)
     _check_include_paths(page)
     _check_fences(page)
     _check_active_html(page)
@@ -318,6 +333,59 @@ def _check_includes(page: Page) -> None:
             f"must show every section of snippets/{own} once, in file order {list(snip.sections)}; "
             f"shows {[name for name, _ in shown]}",
         )
+
+
+CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def fix_values(fix_line: str) -> list[str]:
+    """The `code` spans of a ``fix_line`` that set something (``beta=0.04``, ``os.environ[...] = "1"``)."""
+    return [span for span in CODE_SPAN.findall(fix_line) if "=" in span]
+
+
+def section_text(page: Page, anchor: str) -> str:
+    """What a reader sees under the level-2 heading ``{#anchor}``: its prose and code, includes of the page's own
+    snippet resolved (an include that cannot be resolved is reported elsewhere and left as it is)."""
+    top = {n: h for n, line in markdown_scan.outside_fences(page.body) if (h := heading(line)) and h[0] <= 2}
+    lines, inside = [], False
+    for n, line in enumerate(page.body.splitlines(), 1):
+        if n in top:
+            inside = top[n][0] == 2 and top[n][2] == anchor
+        elif inside:
+            lines.append(line)
+    snip_path = SNIPPETS / str(page.meta.get("snippet", "")).removeprefix("snippets/")
+    sections = contract.parse(snip_path, ROOT).sections if snip_path.is_file() else {}
+
+    def resolve(m: re.Match) -> str:
+        return sections.get(m.group(1).partition(":")[2], m.group(0))
+
+    return "\n".join(INCLUDE.sub(resolve, line) for line in lines)
+
+
+def _whole(text: str) -> str:
+    """A pattern for the code ``text`` as a whole, spaces around its symbols aside: ``beta = 0.04`` matches
+    ``beta=0.04``, but ``beta=0.0`` is not found in ``beta=0.04``, nor ``lr=1`` in ``min_lr=1``."""
+    body = r"\s*".join(re.escape(token) for token in re.findall(r"\w+|\S", text))
+    before = r"(?<!\w)" if re.match(r"\w", text) else ""
+    after = r"(?!\w|\.\d)" if re.search(r"\w$", text) else ""
+    return before + body + after
+
+
+def _check_fix_line(page: Page) -> None:
+    """Every value the one-line fix names (a `code` span with '=') is in the page's Fix section as written, so
+    the line cannot drift from the code the page shows and tests."""
+    fix_line = page.meta.get("fix_line")
+    if not fix_line:
+        return
+    shown = section_text(page, "fix")
+    for value in fix_values(str(fix_line)):
+        if not re.search(_whole(value), shown):
+            page.error(
+                "field 'fix_line'",
+                f"`{value}` is not in the page's Fix section: name an argument and value its code or text sets, "
+                "exactly as written there",
+                page.field_lines.get("fix_line"),
+            )
 
 
 FENCE_INFO = re.compile(r'(?:python|py|python3)(?:\s+hl_lines="\d+(?:-\d+)?(?:\s+\d+(?:-\d+)?)*")?')

@@ -129,33 +129,45 @@ def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     out = ['<div class="hb-meta" markdown="0">' + " ".join(badges) + "</div>", ""]
     out += [f'!!! symptoms "{html.escape(t["symptoms"])}"', ""]
     out += [f"    - {symptom_markdown(s)}" for s in meta.symptoms]
-    out += ["", f"    *{html.escape(t['why'])}*{t['colon']}{html.escape(meta.verdict_reason)}", ""]
+    colon, space = ("：", "") if lang == "zh" else (":", " ")
+    if meta.fix_line:  # the fix first: what a reader came for; then the cause
+        out += ["", f"    **{html.escape(t['fix_line'])}{colon}**{space}{html.escape(meta.fix_line)}"]
+    out += ["", f"    *{html.escape(t['why'])}{colon}*{space}{html.escape(meta.verdict_reason)}", ""]
     return "\n".join(out)
 
 
+def nav_label(text: str) -> str:
+    """A ``nav_title`` as HTML for the sidebar: `code` spans become <code>, everything else is escaped text."""
+    parts = str(text).split("`")
+    return "".join(f"<code>{html.escape(p)}</code>" if i % 2 else html.escape(p) for i, p in enumerate(parts))
+
+
 ZWSP = "\u200b"
-"""How Material's search plugin marks the words jieba cut a Chinese run into, in the Chinese index's text."""
 
 
-def _loose(label: str) -> str:
-    """A regex for ``label`` as it reads in a search index's text: escaped as HTML, with the zero-width spaces of
-    Chinese word segmentation allowed anywhere (jieba cuts 一句话 into 一句 and 话, 你可能… into its words)."""
-    return f"{ZWSP}*" + f"{ZWSP}*".join(re.escape(c) for c in html.escape(label)) + f"{ZWSP}*"
+def _loose(text: str) -> str:
+    """A pattern for ``text`` as the search index holds it: Material cuts Chinese into words with zero-width spaces,
+    which may stand between any two characters."""
+    return f"{ZWSP}?".join(re.escape(ch) for ch in text)
 
 
 def search_preview_first(text: str, lang: str) -> str:
-    """A pitfall page's search text with its one-line answer first: the search result preview shows the start of
-    the text, which would otherwise be the badge row run together. The badges go; the symptom list stays."""
+    """A pitfall page's search text with its one-line fix first, then its cause: the search result preview shows
+    the start of the text, which would otherwise be the badge row run together. The badges go; the symptom list
+    stays, after them. Works on the index's text, emphasis removed and Chinese cut by zero-width spaces."""
     t = LABELS[lang]
-    intro = re.search(rf"<p>{_loose(t['symptoms'])}</p>", text)
-    if not intro:
+    intro = re.compile(rf"<p>{ZWSP}?{_loose(html.escape(t['symptoms']))}{ZWSP}?</p>")
+    if not intro.search(text):
         return text
-    text = text[intro.start() :]
-    gap = rf"[\s{ZWSP}]*"
-    m = re.search(rf"<p>{gap}(?:<em>)?{_loose(t['why'])}(?:</em>)?{gap}[:：]{gap}(.*?)</p>", text, re.S)
-    if not m:
-        return text
-    return f"<p>{m.group(1).strip()}</p> " + text[: m.start()] + text[m.end() :]
+    first = []
+    for key in ("fix_line", "why"):
+        label = _loose(html.escape(t[key]))
+        tags = rf"(?:</?(?:em|strong)>|{ZWSP})*"
+        if m := re.search(rf"<p>{tags}{label}{ZWSP}?[:：]{tags}\s*(.*?)</p>", text, re.S):
+            first.append(f"<p>{html.escape(t[key])}{'：' if lang == 'zh' else ': '}{m.group(1).strip()}</p>")
+            text = text[: m.start()] + text[m.end() :]
+    text = text[intro.search(text).start() :]
+    return " ".join([*first, text])
 
 
 # -- the whole program -------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ and the patterns its fields follow. Used by the validator (``handbook.pages``) a
 from __future__ import annotations
 
 import re
+import unicodedata
 from typing import Literal
 
 from packaging.specifiers import InvalidSpecifier, SpecifierSet
@@ -31,6 +32,45 @@ METRIC = re.compile(r"[\w./-]{1,80}")
 RUN_NUMBER = re.compile(r"\{\{\s*(symptom|fix)\.([\w./-]+)\.(first|last|min|max|mean)(?::([1-6]))?\s*\}\}")
 """A number a page quotes from its recorded run: ``{{ fix.grad_norm.max }}`` (seed 0, 3 significant digits;
 ``{{ fix.loss.last:4 }}`` for 4; see handbook/runs.py)."""
+
+
+NAV_TITLE_WIDTH = 25
+"""The widest ``nav_title`` in columns (``label_width``): what one line of Material's sidebar holds at 1366 px.
+Measured in Chromium with DejaVu Sans (what the theme's system-font stack falls back to on Linux, wider than the
+fonts of macOS and Windows): a sidebar line is 210 px of 14 px text; the labels take 6.5 to 8.4 px per column
+(capitals widest, the code font included) and a Chinese character 14 px, so 25 columns fit (the widest label is
+196 px; at 28 columns, 5 labels wrapped). tests/test_site.py checks in the browser that every chapter's links are
+one line high in both languages."""
+FIX_LINE_WIDTH = 160
+"""The widest ``fix_line`` in columns: one sentence, the change a reader makes."""
+
+
+def label_width(text: str) -> int:
+    """Columns a label takes: a Chinese (wide) character counts 2, any other 1; a backtick (code markup) 0."""
+    return sum(0 if c == "`" else 2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def inline_code_problem(text: str) -> str | None:
+    """Why ``text`` is not plain text with `code` spans (balanced single backticks, nothing empty), or None."""
+    if text.count("`") % 2:
+        return "has an unclosed backtick (write metric and argument names as `name`)"
+    if "``" in text:
+        return "has an empty `` code span"
+    return None
+
+
+def check_label(v: str, max_width: int) -> str:
+    """A one-line label of front matter: text with `code` spans, at most ``max_width`` columns wide."""
+    if not v.strip() or "TODO" in v or "\n" in v:
+        raise ValueError(f"is empty, TODO or more than one line: {v!r}")
+    if problem := inline_code_problem(v):
+        raise ValueError(problem)
+    if (width := label_width(v)) > max_width:
+        raise ValueError(
+            f"is {width} columns wide (a Chinese character counts 2, a backtick 0); at most {max_width} fit: "
+            f"shorten {v!r}"
+        )
+    return v
 
 
 class ChartReference(BaseModel):
@@ -117,6 +157,13 @@ class FrontMatter(BaseModel):
     """Optional: the TRL versions the common advice was written for, when that era is over (PEP 440)."""
     verdict: Literal[VERDICTS]  # type: ignore[valid-type]
     verdict_reason: str = Field(min_length=10)
+    """The cause in one line, in the page's language: shown as "Why" under the symptoms."""
+    fix_line: str
+    """The fix in one line, imperative, naming the argument and value of the page's Fix code: shown first under
+    the symptoms ("Fix: ..."), and what a search result starts with."""
+    nav_title: str
+    """The page's short label in the sidebar (its title stays the full sentence): the symptom in the reader's
+    words, `code` for metric and argument names, without the chapter's trainer name where the chapter says it."""
     order: int = 100
     tiny_only: str | None = None
     """Set when the snippet's assertions hold only on the tiny test model: says why, in the page's language."""
@@ -148,6 +195,16 @@ class FrontMatter(BaseModel):
             if problems:
                 raise ValueError("; ".join(problems))
         return v
+
+    @field_validator("nav_title")
+    @classmethod
+    def _nav_title(cls, v: str) -> str:
+        return check_label(v, NAV_TITLE_WIDTH)
+
+    @field_validator("fix_line")
+    @classmethod
+    def _fix_line(cls, v: str) -> str:
+        return check_label(v, FIX_LINE_WIDTH)
 
     @field_validator("id")
     @classmethod
@@ -227,6 +284,8 @@ class GuideMatter(BaseModel):
     title: str = Field(min_length=2)
     order: int = 100
     id: str | None = None
+    nav_title: str | None = None
+    """Optional: a short sidebar label, as on a pitfall page."""
     hide: list[str] = []
     search: dict[Literal["exclude"], bool] = {}
     """Material's own switch: ``search: {exclude: true}`` leaves the page out of the search index."""
@@ -237,3 +296,8 @@ class GuideMatter(BaseModel):
     @classmethod
     def _advice(cls, v: list[str]) -> list[str]:
         return advice_ids(v)
+
+    @field_validator("nav_title")
+    @classmethod
+    def _nav_title(cls, v: str | None) -> str | None:
+        return None if v is None else check_label(v, NAV_TITLE_WIDTH)

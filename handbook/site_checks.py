@@ -116,6 +116,13 @@ def check_parity(en: pages.Page, zh: pages.Page) -> list[str]:
         )
     if sorted(pages.RUN_NUMBER.findall(en.body)) != sorted(pages.RUN_NUMBER.findall(zh.body)):
         errs.append(f"{zh.rel}: body: the numbers quoted from the run record ({{{{ fix.… }}}}) differ from {en.rel}'s")
+    if sorted(pages.fix_values(str(en.meta.get("fix_line", "")))) != sorted(
+        pages.fix_values(str(zh.meta.get("fix_line", "")))
+    ):
+        errs.append(
+            f"{zh.rel}: field 'fix_line': names {pages.fix_values(str(zh.meta.get('fix_line', '')))}, but "
+            f"{en.rel}'s names {pages.fix_values(str(en.meta.get('fix_line', '')))}: the same values in both languages"
+        )
     if (en.meta.get("tiny_only") is None) != (zh.meta.get("tiny_only") is None):
         errs.append(f"{zh.rel}: field 'tiny_only': set on one twin only (both or neither)")
     if pages.includes(en.body) != pages.includes(zh.body):

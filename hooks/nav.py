@@ -2,6 +2,10 @@
 
 Adding a page never means editing mkdocs.yml, and the chapters' Chinese titles live only in CHAPTERS: this
 hook hands them to mkdocs-static-i18n as its ``nav_translations`` (its own ``on_config`` runs after ours).
+
+The sidebar shows a page's short ``nav_title`` where it has one (its title stays the full sentence):
+``overrides/partials/nav-item.html`` renders it through the ``hb_nav_label`` filter given to Jinja here
+(``handbook.render.nav_label``: `code` marked up, everything else escaped).
 """
 
 from __future__ import annotations
@@ -9,7 +13,7 @@ from __future__ import annotations
 from mkdocs.exceptions import PluginError
 
 from handbook import pages as hp
-from handbook import ui
+from handbook import render, ui
 
 
 def _sort_key(path):
@@ -45,3 +49,8 @@ def on_config(config, **kwargs):
         if language.locale == "zh":
             language.nav_translations = {**translations, **(language.nav_translations or {})}
     return config
+
+
+def on_env(env, config, files, **kwargs):
+    env.filters["hb_nav_label"] = render.nav_label
+    return env

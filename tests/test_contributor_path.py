@@ -46,6 +46,10 @@ if __name__ == "__main__":
 
 EN = {
     '"TODO: the symptom, as a user would name it"': '"SFT does not pack sequences unless asked"',
+    '"TODO: the sidebar label, one line"': '"Packing is off by default"',
+    '"TODO: the fix in one line: the argument and value the Fix sets, as written there"': (
+        '"Turn packing on yourself: `packing=True` in `SFTConfig`."'
+    ),
     '"TODO: a phrase a stuck user types"': '"SFT packing is off"',
     '"TODO: a metric key or error string they paste"': '"packing=False"',
     '"TODO: the question they ask (\\"is it normal that ...\\")"': '"is it normal that SFT pads every row"',
@@ -60,6 +64,10 @@ EN = {
 }
 ZH = {
     '"TODO：用户看到的现象"': '"SFT 默认不打包序列"',
+    '"TODO：侧栏里的短标签，一行"': '"默认不打包"',
+    '"TODO：一句话修复：写出 Fix 里设置的参数和值，与那里写法一致"': (
+        '"自己打开打包：在 `SFTConfig` 里设 `packing=True`。"'
+    ),
     '"TODO：用户会搜索的中文短语"': '"SFT 没有打包"',
     '"TODO：指标名或报错原文"': '"packing=False"',
     '"TODO：用户会问的问题（“……正常吗”）"': '"SFT 每行都补齐正常吗"',

@@ -4,6 +4,7 @@ and an unknown placeholder is an error (so `mkdocs serve` shows bad metadata ins
 from __future__ import annotations
 
 import importlib
+import pathlib
 import sys
 from types import SimpleNamespace
 
@@ -42,3 +43,42 @@ def test_front_matter_text_is_escaped():
     hostile = "<img src=x onerror=alert(1)>"
     out = render({**META, "verdict_reason": f"reason {hostile}", "symptoms": [hostile, "a b", "loss is 0"]})
     assert "<img" not in out and "&lt;img" in out
+
+
+NAV_TITLE_BRANCH = (
+    "{% if nav_item.meta and nav_item.meta.nav_title %}\n"
+    "    {{ nav_item.meta.nav_title | hb_nav_label }}\n"
+    "  {% elif nav_item.typeset %}",
+    "{% if nav_item.typeset %}",
+)
+
+
+def _material_partial(name: str) -> str:
+    import material
+
+    return (pathlib.Path(material.__file__).parent / "templates" / "partials" / name).read_text(encoding="utf-8")
+
+
+def test_the_nav_template_is_materials_plus_the_nav_title_only():
+    """overrides/partials/nav-item.html is a copy of Material's: a Material upgrade that changes the original fails
+    here, so the copy is refreshed instead of silently drifting."""
+    ours = (pages.ROOT / "overrides" / "partials" / "nav-item.html").read_text(encoding="utf-8")
+    ours = ours[ours.index("-#}\n") + 4 :]  # our header comment
+    theirs = _material_partial("nav-item.html").replace(
+        "{#-\n  This file was automatically generated - do not edit\n-#}\n", ""
+    )
+    assert ours.count(NAV_TITLE_BRANCH[0]) == 1
+    assert ours.replace(*NAV_TITLE_BRANCH) == theirs
+
+
+def test_the_sidebar_shows_the_nav_title_with_code_and_escapes_the_rest():
+    import jinja2
+
+    nav = importlib.import_module("nav")
+    loader = jinja2.FileSystemLoader(str(pages.ROOT / "overrides"))
+    env = nav.on_env(jinja2.Environment(loader=loader), config={}, files=None)
+    macros = env.get_template("partials/nav-item.html").module
+    page = SimpleNamespace(meta={"nav_title": "`kl` keeps <rising>"}, title="The full title", typeset=None)
+    assert macros.render_title(page).strip() == "<code>kl</code> keeps &lt;rising&gt;"
+    guide = SimpleNamespace(meta={}, title="Start here", typeset=None)
+    assert macros.render_title(guide).strip() == "Start here"

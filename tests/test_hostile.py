@@ -76,10 +76,10 @@ CASES = {
     "verdict breaks out of its attribute": (
         EN,
         sub("verdict: wrong", "verdict: 'wrong\" onmouseover=\"x'"),
-        f"{EN}: field 'verdict'",
-        "",
+        f"{EN}:",  # and the line of the field: handbook.pages.Page.field_lines
+        ": field 'verdict': ",
     ),
-    "unknown field": (EN, sub("tags:", "evil: 1\ntags:"), f"{EN}: field 'evil'", "Extra inputs"),
+    "unknown field": (EN, sub("tags:", "evil: 1\ntags:"), f"{EN}:", ": field 'evil': Extra inputs"),
     "script in the body": (
         EN,
         sub("## Why it happens", "<script>alert(1)</script>\n\n## Why it happens"),

@@ -190,7 +190,7 @@ def test_badges_escape_front_matter_text():
 def test_a_chapter_index_lists_its_pages_in_the_readers_language():
     en = render.PLACEHOLDERS["chapter-index"]("sft/index.md", "en")
     zh = render.PLACEHOLDERS["chapter-index"]("sft/index.md", "zh")
-    assert en.startswith("| Page | Verdict | In one line |") and zh.startswith("| 页面 | 结论 | 一句话 |")
+    assert en.startswith("| Page | Verdict | Why |") and zh.startswith("| 页面 | 结论 | 原因 |")
     assert en.count("\n") == zh.count("\n") > 2
 
 
@@ -215,24 +215,54 @@ def test_the_home_page_lists_every_chapter():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-@pytest.mark.parametrize("segmented", [False, True])
-def test_search_preview_starts_with_the_one_line_answer(lang, segmented):
-    """The search index's text of a page starts with its one-line answer, not the badge row. Material's search
-    plugin cuts Chinese text into words with zero-width spaces (jieba: 非常见说法 -> 非常/见/说法), so the labels
-    are found however they were cut."""
+def test_search_preview_starts_with_the_fix_then_the_cause(lang):
     t = ui.LABELS[lang]
-
-    def cut(s):  # every character a word of its own: the worst jieba could do
-        return "\u200b" + "\u200b".join(s) + "\u200b" if segmented else s
-
+    colon = "：" if lang == "zh" else ": "
     text = (
-        f"{cut(t['verdict'])}{cut(t['new'])} {cut(t['applies'])}&gt;=0.29 <p>{cut(t['symptoms'])}</p> <ul> <li>x</li>"
-        f" </ul> <p>{cut(t['why'])}{cut(t['colon'].strip())} the answer.</p>"
+        f"Common advicewrong Applies to TRL&gt;=0.29 <p>{t['symptoms']}</p> <ul> <li>x</li> </ul> "
+        f"<p>{t['fix_line']}{colon}set <code>beta=0.04</code>.</p> <p>{t['why']}{colon}the cause.</p> <p>body</p>"
     )
     out = render.search_preview_first(text, lang)
-    assert out.startswith("<p>the answer.</p>"), out[:80]
-    assert t["applies"] not in out.replace("\u200b", "") and "<li>x</li>" in out
+    assert out.startswith(
+        f"<p>{t['fix_line']}{colon}set <code>beta=0.04</code>.</p> <p>{t['why']}{colon}the cause.</p> "
+        f"<p>{t['symptoms']}</p> <ul> <li>x</li> </ul>"
+    ), out
+    assert "Applies to" not in out and out.count("the cause") == 1 and out.endswith("<p>body</p>")
+    assert render.search_preview_first(out, lang) == out  # a rebuild (mkdocs serve) keeps it
     assert render.search_preview_first("<p>a guide page</p>", lang) == "<p>a guide page</p>"
+
+
+def test_search_preview_reads_chinese_cut_into_words():
+    """Material's index cuts Chinese into words with zero-width spaces, the labels included: they still match."""
+    t, z = ui.LABELS["zh"], "\u200b"
+
+    def cut(s: str) -> str:  # a zero-width space between any two characters, as jieba may put them
+        return z + z.join(s) + z
+
+    text = (
+        f"徽章 <p>{cut(t['symptoms'])}</p> <ul> <li>x</li> </ul> "
+        f"<p>{cut(t['fix_line'])}：{z}设{z} <code>beta</code></p> <p>{cut(t['why'])}：原因{z}</p>"
+    )
+    out = render.search_preview_first(text, "zh")
+    assert out.startswith(f"<p>{t['fix_line']}：设{z} <code>beta</code></p> <p>{t['why']}：原因{z}</p> <p>"), out
+    assert "徽章" not in out
+
+
+def test_the_symptom_box_says_the_fix_first_then_the_cause():
+    meta = pages.FrontMatter.model_validate(pages.load(pages.DOCS / "online-rl" / "grpo-zero-std-group.md").meta)
+    meta = meta.model_copy(update={"fix_line": "Set `beta=0.04` <b>now</b>.", "verdict_reason": "The cause."})
+    en, zh = render.render_meta(meta, "en"), render.render_meta(meta, "zh")
+    assert en.index("**Fix:** Set `beta=0.04` &lt;b&gt;now&lt;/b&gt;.") < en.index("*Why:* The cause.")
+    assert zh.index("**修复：**Set `beta=0.04`") < zh.index("*原因：*The cause.")
+    assert "<b>" not in en
+
+
+def test_a_nav_label_marks_code_and_escapes_the_rest():
+    assert (
+        render.nav_label("`kl` keeps <rising> & `a<b`")
+        == "<code>kl</code> keeps &lt;rising&gt; &amp; <code>a&lt;b</code>"
+    )
+    assert render.nav_label("no code") == "no code"
 
 
 def test_a_lone_symbol_is_prose_not_code():

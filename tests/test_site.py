@@ -105,6 +105,47 @@ def test_every_chapter_tab_is_on_screen(browser, server, width, path):
     assert not cut, f"at {width} px, tabs {cut} of {len(boxes)} run past the right edge of {path}"
 
 
+SIDEBAR_LINKS = """() => [...document.querySelectorAll('.md-sidebar--primary a.md-nav__link')]
+  .filter(a => a.offsetParent).map(a => { const e = a.querySelector('.md-ellipsis') || a;
+    return [e.innerText.trim(), e.getBoundingClientRect().height, parseFloat(getComputedStyle(e).lineHeight),
+            e.scrollWidth > e.clientWidth + 1]; })"""
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_sidebar_link_of_a_chapter_is_one_line_at_1366(browser, server, lang):
+    """The sidebar shows each page's short nav_title (front matter, at most schema.NAV_TITLE_WIDTH columns), metric
+    and argument names as code: at 1366 px every link of a chapter is one line high and none is cut off, in both
+    languages. A page's own title stays the full sentence. (Walkthrough notebooks keep their titles: not checked.)"""
+    from handbook import pages, ui
+
+    context = browser.new_context(viewport={"width": 1366, "height": 900})
+    pg = context.new_page()
+    root = f"{server}/zh" if lang == "zh" else server
+    tall, shown = [], {}
+    for chapter in [c for c in ui.CHAPTERS if c != "walkthroughs"]:
+        pg.goto(f"{root}/{chapter}/")
+        rows = pg.evaluate(SIDEBAR_LINKS)
+        shown[chapter] = len(rows)
+        tall += [
+            f"{chapter}: {t!r} {h / lh:.1f} lines{', cut off' if cut else ''}"
+            for t, h, lh, cut in rows
+            if h > 1.5 * lh or cut
+        ]
+    pg.goto(f"{root}/online-rl/grpo-kl-keeps-rising-beta/")
+    active = pg.locator(".md-sidebar--primary a.md-nav__link--active")
+    label, label_html, h1 = active.inner_text().strip(), active.inner_html(), pg.inner_text("h1").rstrip("¶").strip()
+    context.close()
+    pages_per_chapter = {
+        c: len([p for p in (ROOT / "docs" / c).glob("*.md") if not p.name.endswith(".zh.md")]) for c in shown
+    }
+    assert all(shown[c] >= pages_per_chapter[c] for c in shown), (shown, pages_per_chapter)  # every page was measured
+    assert not tall, f"{lang}: sidebar links over one line at 1366 px:\n" + "\n".join(tall)
+    meta = pages.load(ROOT / "docs" / "online-rl" / f"grpo-kl-keeps-rising-beta{'.zh' if lang == 'zh' else ''}.md").meta
+    assert label == meta["nav_title"].replace("`", "") and "<code>kl</code>" in label_html, label_html
+    assert h1 == meta["title"] != label  # the page keeps its full title
+
+
 @pytest.mark.browser
 def test_language_switcher_keeps_the_anchor(page, server):
     page.goto(server + "/online-rl/grpo-zero-std-group/#fix")

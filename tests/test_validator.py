@@ -8,12 +8,14 @@ import re
 import pytest
 
 from handbook import __main__ as cli
-from handbook import contract, pages, site_checks
+from handbook import contract, pages, schema, site_checks
 
 GOOD = """---
 id: grpo-zero-std-group
 chapter: online-rl
 title: "GRPO: every reward in a group is the same"
+nav_title: "Equal rewards in a group"
+fix_line: "Grade the reward instead of pass/fail, as `graded_reward` does."
 symptoms: ["frac_reward_zero_std is 1.0", "reward_std = 0", "loss is 0"]
 tags: [GRPO]
 snippet: snippets/online-rl/grpo-zero-std-group.py
@@ -50,10 +52,7 @@ verdict_reason: "advantages are exactly 0, not NaN"
 
 
 def check(text: str, name: str = "online-rl/grpo-zero-std-group.md") -> list[str]:
-    page = pages.Page(path=pages.DOCS / name, lang=pages.lang_of(pathlib.Path(name)), meta={}, body="")
-    meta, body = pages.split_front_matter(text)
-    page.meta, page.body = meta or {}, body
-    return pages.validate(page).errors
+    return pages.validate(pages.from_text(pages.DOCS / name, text)).errors
 
 
 def test_good_page_passes():
@@ -109,6 +108,9 @@ def test_good_page_passes():
         ),
         (lambda t: t.replace("sources: []", "sources: [trl-1234]"), "field 'sources'"),
         (lambda t: t.replace("tags: [GRPO]", "tags: [GRPO]\nsurprise: 1"), "surprise"),
+        (lambda t: t.replace('nav_title: "Equal rewards in a group"\n', ""), "field 'nav_title': Field required"),
+        (lambda t: t.replace("fix_line: ", "fix: "), "field 'fix_line': Field required"),
+        (lambda t: t.replace("Equal rewards in a group", "TODO"), "field 'nav_title'"),
     ],
 )
 def test_each_contract_breach_is_reported_with_file_and_field(edit, expected):
@@ -244,6 +246,18 @@ def test_a_run_time_typed_by_hand_is_rejected_with_file_and_line(prose, name):
     ), errors
 
 
+NAV_LINE = 5  # the line of nav_title in GOOD
+
+
+def test_a_too_long_nav_title_is_rejected_naming_file_line_and_width():
+    errors = check(GOOD.replace("Equal rewards in a group", "Every reward in a group is the same one"))
+    assert len(errors) == 1, errors
+    assert re.fullmatch(
+        rf"docs/online-rl/grpo-zero-std-group\.md:{NAV_LINE}: field 'nav_title': .*39 columns wide.*at most 25 fit.*",
+        errors[0],
+    ), errors
+
+
 @pytest.mark.parametrize(
     ("prose", "name"),
     [
@@ -260,3 +274,47 @@ def test_a_run_time_typed_by_hand_is_rejected_with_file_and_line(prose, name):
 )
 def test_timeouts_and_settings_are_not_run_times(prose, name):
     assert _timing_errors(prose, name)[0] == []
+
+
+@pytest.mark.parametrize(("label", "ok"), [("一二三四五六七八九十一二", True), ("一二三四五六七八九十一二三", False)])
+def test_a_chinese_character_counts_two_columns(label, ok):
+    errors = check(GOOD.replace("Equal rewards in a group", label), name="online-rl/grpo-zero-std-group.zh.md")
+    assert any("field 'nav_title'" in e for e in errors) != ok, errors
+
+
+def test_backticks_mark_code_and_do_not_count():
+    assert schema.label_width("`frac_reward_zero_std` 1") == 22
+    assert check(GOOD.replace("Equal rewards in a group", "`frac_reward_zero_std` 1")) == []
+    errors = check(GOOD.replace("Equal rewards in a group", "`frac_reward_zero_std 1"))
+    assert any(f":{NAV_LINE}: field 'nav_title'" in e and "unclosed backtick" in e for e in errors), errors
+
+
+def test_a_value_the_fix_line_names_must_be_in_the_fix_section():
+    """The one-line fix cannot drift from the page: `name=value` is in its Fix section (prose or code) as written."""
+    named = GOOD.replace("as `graded_reward` does.", "or set `num_generations=16`.")
+    errors = check(named)
+    assert any(
+        re.match(r"docs/online-rl/grpo-zero-std-group\.md:6: field 'fix_line': `num_generations=16` is not in", e)
+        for e in errors
+    ), errors
+    in_evidence = named.replace("## Evidence {#evidence}\n", "## Evidence {#evidence}\n\nWith `num_generations=16`.\n")
+    assert any("field 'fix_line'" in e for e in check(in_evidence))  # another section does not count
+    in_fix = named.replace("## Fix {#fix}\n", "## Fix {#fix}\n\nOr set `num_generations = 16`.\n")
+    assert check(in_fix) == []  # spaces aside, exactly as written there
+    assert check(in_fix.replace("num_generations = 16", "num_generations = 8")) != []
+    assert check(in_fix.replace("num_generations = 16", "num_generations = 160")) != []  # whole values only
+    assert check(in_fix.replace("num_generations = 16", "max_num_generations = 16")) != []
+
+
+def test_the_fix_section_is_read_with_its_code_included():
+    page = pages.from_text(pages.DOCS / "online-rl/grpo-zero-std-group.md", GOOD)
+    fix = pages.section_text(page, "fix")
+    assert "def graded_reward(" in fix and "--8<--" not in fix and "def check(" not in fix
+
+
+def test_parity_catches_fix_lines_naming_different_values():
+    en_text = GOOD.replace("as `graded_reward` does.", "`beta=0.04`.")
+    en = pages.from_text(pages.DOCS / "x.md", en_text)
+    zh = pages.from_text(pages.DOCS / "x.zh.md", en_text.replace("`beta=0.04`", "`beta=0.4`"))
+    assert any("field 'fix_line'" in e for e in site_checks.check_parity(en, zh))
+    assert not any("field 'fix_line'" in e for e in site_checks.check_parity(en, en))
