@@ -362,10 +362,55 @@ def _check_seeds(snip: Snippet, tree: ast.Module) -> None:
 
 
 def page_hash(markdown_path: pathlib.Path) -> str:
-    """The hash of the code a page shows: what a matrix row, a run record or a real-model row was taken for."""
+    """The hash of the code a page shows: what a matrix row, a run record or a real-model row was taken for.
+
+    It hashes what the code does, not how it is laid out (``code_fingerprint``): re-wrapping a line, moving or
+    rewording a comment or a docstring, splitting a string in two leave a record current; changing a value, a
+    name or a statement makes it stale."""
     import hashlib
 
-    return hashlib.sha256(page_code(markdown_path).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(code_fingerprint(page_code(markdown_path)).encode("utf-8")).hexdigest()[:16]
+
+
+def code_fingerprint(code: str) -> str:
+    """A normal form of Python source: the dump of its syntax tree without docstrings, so layout, comments,
+    docstrings and implicit string concatenation (``"a" "b"`` is ``"ab"``, split f-strings included) do not
+    count. Code that does not parse is its own text.
+
+    Like ``ast.dump`` but stable across Python versions: fields that are None or empty are left out (3.13's
+    ``ast.dump`` leaves them out too, and newer versions add such fields, e.g. ``type_params`` in 3.12)."""
+    try:
+        tree = ast.parse(code)
+    except SyntaxError:
+        return code
+    return _dump(tree)
+
+
+def _dump(node: object) -> str:
+    if isinstance(node, list):
+        return "[" + ", ".join(_dump(n) for n in node) + "]"
+    if not isinstance(node, ast.AST):
+        return repr(node)
+    parts = []
+    for name, value in ast.iter_fields(node):
+        if name == "body" and isinstance(node, _HAS_DOCSTRING) and _is_docstring(value[:1]):
+            value = value[1:]
+        if value is None or value == []:
+            continue
+        parts.append(f"{name}={_dump(value)}")
+    return f"{type(node).__name__}({', '.join(parts)})"
+
+
+_HAS_DOCSTRING = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _is_docstring(first: list) -> bool:
+    return (
+        len(first) == 1
+        and isinstance(first[0], ast.Expr)
+        and isinstance(first[0].value, ast.Constant)
+        and isinstance(first[0].value.value, str)
+    )
 
 
 def page_code(markdown_path: pathlib.Path) -> str:
