@@ -57,6 +57,10 @@ LR_SCALE_LINE = f'LR_SCALE = float(os.environ.get("{LR_SCALE_ENV}", "1"))'
 leaves it at 1; the harness sets it (``harness.TINY_LR_SCALE``) only when it points ``MODEL`` at the toy."""
 MAIN_BLOCK = 'if __name__ == "__main__":\n    for seed in SEEDS:\n        print(check(seed))'
 
+MAX_LINE = 88
+"""The widest line of code a page shows, in columns (a CJK character counts 2, as in ruff's E501): at 1366 px
+a code block of the site shows it whole, without scrolling. ``snippets/ruff.toml`` formats to it."""
+
 FORBIDDEN_IMPORTS = ("handbook", "tests", "hooks", "conftest", "snippets")
 """Top-level packages of this repository: page code must not import them."""
 
@@ -277,12 +281,33 @@ def _sections(snip: Snippet, lines: list[str]) -> list[tuple[str, int, int]]:
                 continue
             snip.sections[current[0]] = _dedent(body)
             spans.append((current[0], current[1], i - 1))
+            _check_width(snip, snip.sections[current[0]], current[1])
             current = None
         elif current:
             body.append(line)
     if current:
         snip.error(current[1] - 1, "sections", f"section {current[0]!r} is never closed")
     return spans
+
+
+def line_width(line: str) -> int:
+    """Columns a line takes in a code block: a wide (CJK) character counts 2."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+def _check_width(snip: Snippet, code: str, first: int) -> None:
+    """Every line a page shows fits ``MAX_LINE`` columns (``first``: the file line of the section's first line)."""
+    for k, line in enumerate(code.splitlines()):
+        if (width := line_width(line)) > MAX_LINE:
+            snip.error(
+                first + k,
+                "line-length",
+                f"{width} characters wide; a page shows at most {MAX_LINE} without scrolling: move a trailing "
+                "comment above the line, wrap the comment, split the string (implicit concatenation), then "
+                "`ruff format`",
+            )
 
 
 def _check_section_order(snip: Snippet) -> None:
