@@ -290,17 +290,12 @@ def _sections(snip: Snippet, lines: list[str]) -> list[tuple[str, int, int]]:
     return spans
 
 
-def line_width(line: str) -> int:
-    """Columns a line takes in a code block: a wide (CJK) character counts 2."""
-    import unicodedata
-
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
-
-
 def _check_width(snip: Snippet, code: str, first: int) -> None:
     """Every line a page shows fits ``MAX_LINE`` columns (``first``: the file line of the section's first line)."""
+    import unicodedata
+
     for k, line in enumerate(code.splitlines()):
-        if (width := line_width(line)) > MAX_LINE:
+        if (width := sum(1 + (unicodedata.east_asian_width(c) in "WF") for c in line)) > MAX_LINE:
             snip.error(
                 first + k,
                 "line-length",
@@ -398,44 +393,27 @@ def page_hash(markdown_path: pathlib.Path) -> str:
 
 
 def code_fingerprint(code: str) -> str:
-    """A normal form of Python source: the dump of its syntax tree without docstrings, so layout, comments,
-    docstrings and implicit string concatenation (``"a" "b"`` is ``"ab"``, split f-strings included) do not
-    count. Code that does not parse is its own text.
+    """A normal form of Python source: its syntax tree without docstrings, dumped like ``ast.dump`` but without
+    fields that are None or empty (as 3.13 does; newer versions add such fields), so that it is the same on every
+    Python. Layout, comments, docstrings and implicit concatenation (``"a" "b"`` is ``"ab"``, split f-strings
+    too) do not count. Code that does not parse is its own text."""
 
-    Like ``ast.dump`` but stable across Python versions: fields that are None or empty are left out (3.13's
-    ``ast.dump`` leaves them out too, and newer versions add such fields, e.g. ``type_params`` in 3.12)."""
+    def dump(node: object) -> str:
+        if isinstance(node, list):
+            return "[" + ", ".join(map(dump, node)) + "]"
+        if not isinstance(node, ast.AST):
+            return repr(node)
+        skip = isinstance(node, _HAS_DOCSTRING) and ast.get_docstring(node, clean=False) is not None
+        fields = ((k, v[1:] if skip and k == "body" else v) for k, v in ast.iter_fields(node))
+        return f"{type(node).__name__}({', '.join(f'{k}={dump(v)}' for k, v in fields if v not in (None, []))})"
+
     try:
-        tree = ast.parse(code)
+        return dump(ast.parse(code))
     except SyntaxError:
         return code
-    return _dump(tree)
-
-
-def _dump(node: object) -> str:
-    if isinstance(node, list):
-        return "[" + ", ".join(_dump(n) for n in node) + "]"
-    if not isinstance(node, ast.AST):
-        return repr(node)
-    parts = []
-    for name, value in ast.iter_fields(node):
-        if name == "body" and isinstance(node, _HAS_DOCSTRING) and _is_docstring(value[:1]):
-            value = value[1:]
-        if value is None or value == []:
-            continue
-        parts.append(f"{name}={_dump(value)}")
-    return f"{type(node).__name__}({', '.join(parts)})"
 
 
 _HAS_DOCSTRING = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def _is_docstring(first: list) -> bool:
-    return (
-        len(first) == 1
-        and isinstance(first[0], ast.Expr)
-        and isinstance(first[0].value, ast.Constant)
-        and isinstance(first[0].value.value, str)
-    )
 
 
 def page_code(markdown_path: pathlib.Path) -> str:
