@@ -57,6 +57,10 @@ LR_SCALE_LINE = f'LR_SCALE = float(os.environ.get("{LR_SCALE_ENV}", "1"))'
 leaves it at 1; the harness sets it (``harness.TINY_LR_SCALE``) only when it points ``MODEL`` at the toy."""
 MAIN_BLOCK = 'if __name__ == "__main__":\n    for seed in SEEDS:\n        print(check(seed))'
 
+MAX_LINE = 88
+"""The widest line of code a page shows, in columns (a CJK character counts 2, as in ruff's E501): at 1366 px
+a code block of the site shows it whole, without scrolling. ``snippets/ruff.toml`` formats to it."""
+
 FORBIDDEN_IMPORTS = ("handbook", "tests", "hooks", "conftest", "snippets")
 """Top-level packages of this repository: page code must not import them."""
 
@@ -277,12 +281,28 @@ def _sections(snip: Snippet, lines: list[str]) -> list[tuple[str, int, int]]:
                 continue
             snip.sections[current[0]] = _dedent(body)
             spans.append((current[0], current[1], i - 1))
+            _check_width(snip, snip.sections[current[0]], current[1])
             current = None
         elif current:
             body.append(line)
     if current:
         snip.error(current[1] - 1, "sections", f"section {current[0]!r} is never closed")
     return spans
+
+
+def _check_width(snip: Snippet, code: str, first: int) -> None:
+    """Every line a page shows fits ``MAX_LINE`` columns (``first``: the file line of the section's first line)."""
+    import unicodedata
+
+    for k, line in enumerate(code.splitlines()):
+        if (width := sum(1 + (unicodedata.east_asian_width(c) in "WF") for c in line)) > MAX_LINE:
+            snip.error(
+                first + k,
+                "line-length",
+                f"{width} characters wide; a page shows at most {MAX_LINE} without scrolling: move a trailing "
+                "comment above the line, wrap the comment, split the string (implicit concatenation), then "
+                "`ruff format`",
+            )
 
 
 def _check_section_order(snip: Snippet) -> None:
@@ -362,10 +382,38 @@ def _check_seeds(snip: Snippet, tree: ast.Module) -> None:
 
 
 def page_hash(markdown_path: pathlib.Path) -> str:
-    """The hash of the code a page shows: what a matrix row, a run record or a real-model row was taken for."""
+    """The hash of the code a page shows: what a matrix row, a run record or a real-model row was taken for.
+
+    It hashes what the code does, not how it is laid out (``code_fingerprint``): re-wrapping a line, moving or
+    rewording a comment or a docstring, splitting a string in two leave a record current; changing a value, a
+    name or a statement makes it stale."""
     import hashlib
 
-    return hashlib.sha256(page_code(markdown_path).encode("utf-8")).hexdigest()[:16]
+    return hashlib.sha256(code_fingerprint(page_code(markdown_path)).encode("utf-8")).hexdigest()[:16]
+
+
+def code_fingerprint(code: str) -> str:
+    """A normal form of Python source: its syntax tree without docstrings, dumped like ``ast.dump`` but without
+    fields that are None or empty (as 3.13 does; newer versions add such fields), so that it is the same on every
+    Python. Layout, comments, docstrings and implicit concatenation (``"a" "b"`` is ``"ab"``, split f-strings
+    too) do not count. Code that does not parse is its own text."""
+
+    def dump(node: object) -> str:
+        if isinstance(node, list):
+            return "[" + ", ".join(map(dump, node)) + "]"
+        if not isinstance(node, ast.AST):
+            return repr(node)
+        skip = isinstance(node, _HAS_DOCSTRING) and ast.get_docstring(node, clean=False) is not None
+        fields = ((k, v[1:] if skip and k == "body" else v) for k, v in ast.iter_fields(node))
+        return f"{type(node).__name__}({', '.join(f'{k}={dump(v)}' for k, v in fields if v not in (None, []))})"
+
+    try:
+        return dump(ast.parse(code))
+    except SyntaxError:
+        return code
+
+
+_HAS_DOCSTRING = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def page_code(markdown_path: pathlib.Path) -> str:

@@ -333,6 +333,26 @@ def _check_includes(page: Page) -> None:
             f"must show every section of snippets/{own} once, in file order {list(snip.sections)}; "
             f"shows {[name for name, _ in shown]}",
         )
+    _check_highlights(page, own, snip)
+
+
+def _check_highlights(page: Page, own: str, snip: contract.Snippet) -> None:
+    """``hl_lines`` name lines of the included section: a number past its end highlights nothing."""
+    for line, info, lines in python_fences(page.body):
+        hl = re.search(r'hl_lines="([^"]*)"', info)
+        inc = next((m.group(1) for ln in lines if (m := INCLUDE.match(ln))), "")
+        file, _, section = inc.partition(":")
+        if not hl or file != own or section not in snip.sections:
+            continue
+        last = len(snip.sections[section].rstrip("\n").splitlines())
+        numbers = [int(n) for n in re.findall(r"\d+", hl.group(1))]
+        if past := [n for n in numbers if not 1 <= n <= last]:
+            page.error(
+                "fence",
+                f"hl_lines {past} outside section {section!r} of snippets/{own}, lines 1-{last}: "
+                "re-point them at the lines the Fix changed",
+                page.offset + line,
+            )
 
 
 CODE_SPAN = re.compile(r"`([^`]+)`")

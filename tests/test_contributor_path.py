@@ -12,7 +12,8 @@ from handbook import contract, harness, pages, site_checks
 
 SNIPPET = '''"""SFTConfig does not pack by default: turn packing on yourself.
 
-Page: docs/sft/packing-default-off.md (中文: docs/sft/packing-default-off.zh.md)
+Page: docs/sft/packing-default-off.md
+中文: docs/sft/packing-default-off.zh.md
 """
 
 # --8<-- [start:fix]
@@ -31,7 +32,9 @@ sft_config = SFTConfig(
 # --8<-- [start:evidence]
 def check(seed: int = 0) -> str:
     default = SFTConfig(bf16=torch.cuda.is_available())
-    assert default.packing is False, f"claim: SFTConfig does not pack by default, got {default.packing!r}"
+    assert default.packing is False, (
+        f"claim: SFTConfig does not pack by default, got {default.packing!r}"
+    )
     assert sft_config.packing is True, "claim: the Fix turns packing on"
     return f"default packing={default.packing}; fix packing={sft_config.packing}"
 

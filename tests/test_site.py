@@ -1049,6 +1049,39 @@ def test_chinese_search_results_carry_no_zero_width_spaces(page, server):
     assert "\u200b" not in text and not any("\u200b" in t for t in titles), [t for t in titles if "\u200b" in t][:3]
 
 
+WIDE_CODE_PAGES = [  # the pages whose code has the most lines of the full 88 characters
+    "online-rl/grpo-reward-func-signature/",
+    "sft/loss-near-ln-vocab/",
+    "preference/dpo-length-bias-normalisation/",
+    "online-rl/grpo-zero-std-group/",
+]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("path", WIDE_CODE_PAGES)
+def test_code_blocks_do_not_scroll_sideways_at_1366(browser, server, lang, path):
+    """At 1366 x 900, a common laptop screen, every line of code a page shows is visible whole: no code block
+    scrolls sideways (``contract.MAX_LINE``, 88 characters, fits the code column)."""
+    from handbook import contract
+
+    context = browser.new_context(viewport={"width": 1366, "height": 900}, device_scale_factor=1)
+    pg = context.new_page()
+    pg.goto(server + ("/zh/" if lang == "zh" else "/") + path)
+    pg.wait_for_timeout(300)
+    blocks = pg.evaluate(
+        """() => [...document.querySelectorAll('.md-content .highlight pre, .md-content .highlight code')]
+        .filter(e => e.getClientRects().length)
+        .map(e => ({tag: e.tagName, scroll: e.scrollWidth, client: e.clientWidth,
+                    longest: Math.max(...e.textContent.split('\\n').map(l => l.length))}))"""
+    )
+    context.close()
+    assert len(blocks) >= 2, f"{lang} {path}: {len(blocks)} code blocks found"
+    assert max(b["longest"] for b in blocks) <= contract.MAX_LINE, f"{lang} {path}: a shown line is too long"
+    wide = [b for b in blocks if b["scroll"] > b["client"]]
+    assert not wide, f"{lang} {path}: code blocks scroll sideways at 1366 px: {wide}"
+
+
 FIRST_LOAD_LIMIT = 150 * 1024  # gzipped bytes of everything a page loads on a first visit
 
 

@@ -111,6 +111,7 @@ def test_good_page_passes():
         (lambda t: t.replace('nav_title: "Equal rewards in a group"\n', ""), "field 'nav_title': Field required"),
         (lambda t: t.replace("fix_line: ", "fix: "), "field 'fix_line': Field required"),
         (lambda t: t.replace("Equal rewards in a group", "TODO"), "field 'nav_title'"),
+        (lambda t: t.replace("```python\n--8<--", '```python hl_lines="2 40"\n--8<--', 1), "hl_lines [40] outside"),
     ],
 )
 def test_each_contract_breach_is_reported_with_file_and_field(edit, expected):
@@ -133,7 +134,7 @@ SNIPPET = contract.SNIPPETS / "online-rl" / "grpo-zero-std-group.py"
 @pytest.mark.parametrize(
     ("edit", "expected"),
     [
-        (lambda t: t.replace("# --8<-- [start:fix]", "x = 1\n\n# --8<-- [start:fix]"), ":7: sections: code outside"),
+        (lambda t: t.replace("# --8<-- [start:fix]", "x = 1\n\n# --8<-- [start:fix]"), ":9: sections: code outside"),
         (
             lambda t: t.replace("import math\n", "import math\nfrom handbook import runner\n"),
             "imports: imports 'handbook'",
@@ -164,6 +165,24 @@ def test_each_snippet_contract_breach_names_file_line_and_field(tmp_path, edit, 
     errors = contract.parse(bad).errors
     assert any(expected in e for e in errors), errors
     assert all(e.startswith(str(bad)) for e in errors), errors
+
+
+def test_a_shown_line_wider_than_a_code_block_is_named_by_file_and_line(tmp_path):
+    text = SNIPPET.read_text(encoding="utf-8")
+    seeds = "SEEDS = (0, 1, 2)  # the test suite runs check() once per seed"
+    wide = seeds + ", on the tiny model and on SmolLM2-135M-Instruct"
+    assert len(wide) > contract.MAX_LINE
+    line = text.splitlines().index(seeds) + 1
+    bad = tmp_path / "wide.py"
+    bad.write_text(text.replace(seeds, wide), encoding="utf-8")
+    assert contract.parse(bad).errors == [
+        f"{bad}:{line}: line-length: {len(wide)} characters wide; a page shows at most {contract.MAX_LINE} without "
+        "scrolling: move a trailing comment above the line, wrap the comment, split the string (implicit "
+        "concatenation), then `ruff format`"
+    ]
+    # the module docstring is not shown; a wide (CJK) character takes two columns
+    bad.write_text(text.replace('"""', '"""' + "x" * 100, 1).replace(seeds, seeds[:60] + "，" * 15), encoding="utf-8")
+    assert [e.split(": ")[1] for e in contract.parse(bad).errors] == ["line-length"]
 
 
 def test_the_exemplar_snippet_meets_the_contract():
@@ -201,6 +220,7 @@ def test_scaffold_writes_three_files_that_the_validator_flags_until_filled(tmp_p
     assert made == ["docs/sft/my-new-trap.md", "docs/sft/my-new-trap.zh.md", "snippets/sft/my-new-trap.py"]
     errors = site_checks.check_all()
     assert any("TODO" in e for e in errors), errors  # templates are not publishable as they are
+    assert not any(": line-length: " in e for e in errors), errors  # but their code fits a page
     assert cli.main(["new", "sft", "my-new-trap"]) == 1  # refuses to overwrite
     assert cli.main(["new", "sft", "Bad_Slug"]) == 2
 

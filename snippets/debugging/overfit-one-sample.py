@@ -1,6 +1,8 @@
-"""The one-sample overfit check: a healthy SFT setup drives one example's loss near 0; a broken one cannot.
+"""The one-sample overfit check: a healthy SFT setup drives one example's
+loss near 0; a broken one cannot.
 
-Page: docs/debugging/overfit-one-sample.md (中文: docs/debugging/overfit-one-sample.zh.md)
+Page: docs/debugging/overfit-one-sample.md
+中文: docs/debugging/overfit-one-sample.zh.md
 """
 
 # --8<-- [start:fix]
@@ -11,9 +13,13 @@ from trl import SFTConfig, SFTTrainer
 
 def overfit_one_sample(model, learning_rate, seed=0, steps=30):
     """Train on ONE conversation, repeated; return the loss logged at every step."""
-    sample = {  # prompt/completion columns: the loss covers the answer with any chat template, no markers needed
+    # prompt/completion columns: the loss covers the answer with any
+    # chat template, no markers needed
+    sample = {
         "prompt": [{"role": "user", "content": "What is the capital of France?"}],
-        "completion": [{"role": "assistant", "content": "The capital of France is Paris."}],
+        "completion": [
+            {"role": "assistant", "content": "The capital of France is Paris."}
+        ],
     }
     args = SFTConfig(
         max_steps=steps,
@@ -21,13 +27,16 @@ def overfit_one_sample(model, learning_rate, seed=0, steps=30):
         learning_rate=learning_rate,  # high on purpose: we WANT to memorise
         lr_scheduler_type="constant",
         max_grad_norm=0.0,  # no clipping: nothing should slow the memorising down
-        completion_only_loss=True,  # score the answer, the part the model must reproduce (the default here)
+        # score the answer, the part the model must reproduce (the default here)
+        completion_only_loss=True,
         logging_steps=1,
         seed=seed,
         bf16=torch.cuda.is_available(),
         save_strategy="no",
     )
-    trainer = SFTTrainer(model=model, args=args, train_dataset=Dataset.from_list([sample] * 8))
+    trainer = SFTTrainer(
+        model=model, args=args, train_dataset=Dataset.from_list([sample] * 8)
+    )
     trainer.train()
     return [row["loss"] for row in trainer.state.log_history if "loss" in row]
 
@@ -53,20 +62,33 @@ def load(seed, frozen=False):
 
 def check(seed: int = 0) -> str:
     model = load(seed)
-    # A randomly initialised toy model needs a far higher rate and more steps than a pretrained one, which
-    # memorises one answer within a few steps at 1e-4 (8 steps keep the check short on a CPU).
-    learning_rate, steps = (1e-2, 40) if model.num_parameters() < 10_000_000 else (1e-4, 8)
+    # A randomly initialised toy model needs a far higher rate and more steps than a
+    # pretrained one, which memorises one answer within a few steps at 1e-4 (8 steps
+    # keep the check short on a CPU).
+    learning_rate, steps = (
+        (1e-2, 40) if model.num_parameters() < 10_000_000 else (1e-4, 8)
+    )
     good = overfit_one_sample(model, learning_rate, seed, steps)
-    assert good[-1] < 0.1 * good[0], f"claim: a healthy setup memorises one sample, {good[0]:.3f} -> {good[-1]:.3f}"
+    assert good[-1] < 0.1 * good[0], (
+        f"claim: a healthy setup memorises one sample, {good[0]:.3f} -> {good[-1]:.3f}"
+    )
     try:
         bad = overfit_one_sample(load(seed, frozen=True), learning_rate, seed, steps)
-    except RuntimeError as err:  # transformers 4.x: the first backward finds nothing to differentiate
-        assert "does not require grad" in str(err), f"claim: frozen weights fail at the first backward: {err}"
-        return f"lr {learning_rate:g}: healthy loss {good[0]:.2f} -> {good[-1]:.3f}; frozen: RuntimeError ({err})"
-    assert bad[-1] > 0.9 * bad[0], f"claim: with frozen weights the loss stays flat, {bad[0]:.3f} -> {bad[-1]:.3f}"
+    # transformers 4.x: the first backward finds nothing to differentiate
+    except RuntimeError as err:
+        assert "does not require grad" in str(err), (
+            f"claim: frozen weights fail at the first backward: {err}"
+        )
+        return (
+            f"lr {learning_rate:g}: healthy loss {good[0]:.2f} -> "
+            f"{good[-1]:.3f}; frozen: RuntimeError ({err})"
+        )
+    assert bad[-1] > 0.9 * bad[0], (
+        f"claim: with frozen weights the loss stays flat, {bad[0]:.3f} -> {bad[-1]:.3f}"
+    )
     return (
-        f"lr {learning_rate:g}: healthy loss {good[0]:.2f} -> {good[-1]:.3f} in {len(good)} steps; "
-        f"frozen: {bad[0]:.2f} -> {bad[-1]:.2f}"
+        f"lr {learning_rate:g}: healthy loss {good[0]:.2f} -> {good[-1]:.3f} in "
+        f"{len(good)} steps; frozen: {bad[0]:.2f} -> {bad[-1]:.2f}"
     )
 
 

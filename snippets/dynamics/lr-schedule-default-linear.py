@@ -1,7 +1,9 @@
-"""TRL's trainers do not run at a constant learning rate by default: they decay linearly to ~0 with no warm-up.
-What the logged learning_rate looks like under the default, a cosine schedule with warm-up, and a constant rate.
+"""TRL's trainers do not run at a constant learning rate by default: they decay linearly
+to ~0 with no warm-up. What the logged learning_rate looks like under the default, a
+cosine schedule with warm-up, and a constant rate.
 
-Page: docs/dynamics/lr-schedule-default-linear.md (中文: docs/dynamics/lr-schedule-default-linear.zh.md)
+Page: docs/dynamics/lr-schedule-default-linear.md
+中文: docs/dynamics/lr-schedule-default-linear.zh.md
 """
 
 # --8<-- [start:fix]
@@ -10,11 +12,17 @@ import transformers
 from packaging.version import Version
 from trl import GRPOConfig
 
-# A linear warm-up over the first 10% of steps. transformers 5.0 reads a warmup_steps below 1 as that ratio and
-# 5.15 removed warmup_ratio; on 4.x warmup_steps must be an integer, so the ratio goes in warmup_ratio there.
-WARMUP = {"warmup_steps": 0.1} if Version(transformers.__version__) >= Version("5.0") else {"warmup_ratio": 0.1}
+# A linear warm-up over the first 10% of steps. transformers 5.0 reads a warmup_steps
+# below 1 as that ratio and 5.15 removed warmup_ratio; on 4.x warmup_steps must be an
+# integer, so the ratio goes in warmup_ratio there.
+WARMUP = (
+    {"warmup_steps": 0.1}
+    if Version(transformers.__version__) >= Version("5.0")
+    else {"warmup_ratio": 0.1}
+)
 
-# Cosine decay after the warm-up. The same two arguments work in DPOConfig and SFTConfig.
+# Cosine decay after the warm-up. The same two arguments
+# work in DPOConfig and SFTConfig.
 grpo_config = GRPOConfig(
     lr_scheduler_type="cosine",
     **WARMUP,
@@ -43,7 +51,8 @@ def default(config_cls, name):
 
 
 class Movement(TrainerCallback):
-    """How far the weights travel during the second half of training (L2 distance, step STEPS/2 -> STEPS)."""
+    """How far the weights travel during the second half of training (L2
+    distance, step STEPS/2 -> STEPS)."""
 
     def on_step_end(self, args, state, control, model=None, **kwargs):
         if state.global_step in (STEPS // 2, STEPS):
@@ -59,15 +68,21 @@ def length_reward(completions, **kwargs):
 
 
 def train(config, seed):
-    """STEPS GRPO steps with `config`'s schedule and rate; return the logged learning rates and late movement."""
+    """STEPS GRPO steps with `config`'s schedule and rate; return the logged
+    learning rates and late movement."""
     set_seed(seed)
-    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(16)])
+    prompts = Dataset.from_list(
+        [{"prompt": [{"role": "user", "content": f"Count to {i}."}]} for i in range(16)]
+    )
     movement = Movement()
     args = dataclasses.replace(
-        config,  # only sized down for a CPU check: the schedule and the peak rate are the config's own
+        # only sized down for a CPU check: the schedule and the
+        # peak rate are the config's own
+        config,
         num_generations=4,
         per_device_train_batch_size=4,
-        generation_batch_size=None,  # derived by __post_init__: reset, or replace() refuses the config
+        # derived by __post_init__: reset, or replace() refuses the config
+        generation_batch_size=None,
         steps_per_generation=None,
         max_completion_length=8,
         max_steps=STEPS,
@@ -76,40 +91,63 @@ def train(config, seed):
         seed=seed,
     )
     trainer = GRPOTrainer(
-        model=MODEL, reward_funcs=length_reward, args=args, train_dataset=prompts, callbacks=[movement]
+        model=MODEL,
+        reward_funcs=length_reward,
+        args=args,
+        train_dataset=prompts,
+        callbacks=[movement],
     )
     trainer.train()
-    return [row["learning_rate"] for row in trainer.state.log_history if "learning_rate" in row], movement.late
+    return [
+        row["learning_rate"]
+        for row in trainer.state.log_history
+        if "learning_rate" in row
+    ], movement.late
 
 
 def check(seed: int = 0) -> str:
     for config_cls in (GRPOConfig, DPOConfig, SFTConfig):
-        assert default(config_cls, "lr_scheduler_type") == "linear", f"claim: {config_cls.__name__} decays linearly"
-        assert default(config_cls, "warmup_steps") == 0, f"claim: {config_cls.__name__} has no warm-up"
+        assert default(config_cls, "lr_scheduler_type") == "linear", (
+            f"claim: {config_cls.__name__} decays linearly"
+        )
+        assert default(config_cls, "warmup_steps") == 0, (
+            f"claim: {config_cls.__name__} has no warm-up"
+        )
     peak = default(GRPOConfig, "learning_rate")
-    assert grpo_config.learning_rate == peak, "the three runs below compare schedules at the same peak rate"
+    assert grpo_config.learning_rate == peak, (
+        "the three runs below compare schedules at the same peak rate"
+    )
 
-    untouched = GRPOConfig(bf16=grpo_config.bf16)  # the symptom: no schedule set, TRL's defaults
+    # the symptom: no schedule set, TRL's defaults
+    untouched = GRPOConfig(bf16=grpo_config.bf16)
     linear, linear_late = train(untouched, seed)
     cosine, cosine_late = train(grpo_config, seed)
-    constant, constant_late = train(GRPOConfig(lr_scheduler_type="constant", bf16=grpo_config.bf16), seed)
+    constant, constant_late = train(
+        GRPOConfig(lr_scheduler_type="constant", bf16=grpo_config.bf16), seed
+    )
 
-    expected = [peak * (STEPS - step) / STEPS for step in range(STEPS)]  # logged before each step's update
+    # logged before each step's update
+    expected = [peak * (STEPS - step) / STEPS for step in range(STEPS)]
     assert all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(linear, expected)), (
-        f"claim: the default schedule is a linear decay from learning_rate towards 0: {linear}"
+        "claim: the default schedule is a linear decay from "
+        f"learning_rate towards 0: {linear}"
     )
     assert cosine[0] == 0.0 and math.isclose(cosine[1], peak), (
         f"claim: with warm-up the first step runs at lr 0: {cosine}"
     )
     assert cosine[-1] < 0.05 * peak, f"claim: cosine ends near 0: {cosine[-1]}"
-    assert constant == [peak] * STEPS, "claim: only lr_scheduler_type='constant' holds the rate"
+    assert constant == [peak] * STEPS, (
+        "claim: only lr_scheduler_type='constant' holds the rate"
+    )
     assert linear_late < 0.6 * constant_late and cosine_late < 0.6 * constant_late, (
-        f"claim: decaying schedules take smaller late steps: {linear_late:.2e} {cosine_late:.2e} {constant_late:.2e}"
+        f"claim: decaying schedules take smaller late steps: {linear_late:.2e} "
+        f"{cosine_late:.2e} {constant_late:.2e}"
     )
     return (
-        f"logged learning_rate, first/last: linear {linear[0]:.1e}/{linear[-1]:.1e}, cosine+warm-up "
-        f"{cosine[0]:.1e},{cosine[1]:.1e}/{cosine[-1]:.1e}, constant {constant[0]:.1e}/{constant[-1]:.1e}; "
-        f"weight movement over the last {STEPS // 2} steps: linear {linear_late:.2e}, cosine {cosine_late:.2e}, "
+        f"logged learning_rate, first/last: linear {linear[0]:.1e}/{linear[-1]:.1e}, "
+        f"cosine+warm-up {cosine[0]:.1e},{cosine[1]:.1e}/{cosine[-1]:.1e}, constant "
+        f"{constant[0]:.1e}/{constant[-1]:.1e}; weight movement over the last "
+        f"{STEPS // 2} steps: linear {linear_late:.2e}, cosine {cosine_late:.2e}, "
         f"constant {constant_late:.2e}"
     )
 

@@ -1,6 +1,8 @@
-"""DPO on a narrow preference set erodes general text; an SFT term plus ~10% general SFT rows holds it in place.
+"""DPO on a narrow preference set erodes general text; an SFT term plus ~10%
+general SFT rows holds it in place.
 
-Page: docs/dynamics/mix-sft-data-against-forgetting.md (中文: docs/dynamics/mix-sft-data-against-forgetting.zh.md)
+Page: docs/dynamics/mix-sft-data-against-forgetting.md
+中文: docs/dynamics/mix-sft-data-against-forgetting.zh.md
 """
 
 # --8<-- [start:fix]
@@ -12,20 +14,26 @@ from trl import DPOConfig
 def as_anchor_rows(sft_rows):
     """General SFT rows (prompt, completion) as DPO rows with chosen == rejected.
 
-    The preference term of such a row is constant (its gradient is 0); only the "sft" loss term learns from it.
+    The preference term of such a row is constant (its gradient is 0); only the
+    "sft" loss term learns from it.
     """
     return sft_rows.map(
-        lambda row: {"chosen": row["completion"], "rejected": row["completion"]}, remove_columns=["completion"]
+        lambda row: {"chosen": row["completion"], "rejected": row["completion"]},
+        remove_columns=["completion"],
     )
 
 
 def mix_in_sft(pairs, sft_rows, share=0.1, seed=0):
-    """About `share` of the rows become general SFT rows, the rest stay preference pairs."""
-    return interleave_datasets([pairs, as_anchor_rows(sft_rows)], probabilities=[1 - share, share], seed=seed)
+    """About `share` of the rows become general SFT rows,
+    the rest stay preference pairs."""
+    return interleave_datasets(
+        [pairs, as_anchor_rows(sft_rows)], probabilities=[1 - share, share], seed=seed
+    )
 
 
 dpo_config = DPOConfig(
-    loss_type=["sigmoid", "sft"],  # the DPO loss + the NLL of every chosen completion, general rows included
+    # the DPO loss + the NLL of every chosen completion, general rows included
+    loss_type=["sigmoid", "sft"],
     learning_rate=1e-6,
     bf16=torch.cuda.is_available(),
 )
@@ -78,12 +86,15 @@ def fact_rows(facts):
     )
 
 
-GENERAL, HELD_OUT = fact_rows(FACTS[:14]), fact_rows(FACTS[14:])  # general SFT data; general text never trained on
+# general SFT data; general text never trained on
+GENERAL, HELD_OUT = fact_rows(FACTS[:14]), fact_rows(FACTS[14:])
 PAIRS = Dataset.from_list(  # the narrow preference task: loud reviews beat plain ones
     [
         {
             "prompt": [{"role": "user", "content": f"Review product {i}."}],
-            "chosen": [{"role": "assistant", "content": "WOW!!! BEST EVER!!! 10/10!!!"}],
+            "chosen": [
+                {"role": "assistant", "content": "WOW!!! BEST EVER!!! 10/10!!!"}
+            ],
             "rejected": [{"role": "assistant", "content": "It works as described."}],
         }
         for i in range(32)
@@ -92,23 +103,35 @@ PAIRS = Dataset.from_list(  # the narrow preference task: loud reviews beat plai
 
 
 def general_nll(model_dir):
-    """Mean NLL per completion token of the held-out general rows: it rises when general text is forgotten."""
-    tokenizer, model = AutoTokenizer.from_pretrained(model_dir), AutoModelForCausalLM.from_pretrained(model_dir)
+    """Mean NLL per completion token of the held-out general rows: it rises
+    when general text is forgotten."""
+    tokenizer, model = (
+        AutoTokenizer.from_pretrained(model_dir),
+        AutoModelForCausalLM.from_pretrained(model_dir),
+    )
     total, count = 0.0, 0
     with torch.no_grad():
         for row in HELD_OUT:
-            prompt = tokenizer.apply_chat_template(row["prompt"], tokenize=False, add_generation_prompt=True)
-            full = tokenizer.apply_chat_template(row["prompt"] + row["completion"], tokenize=False)
+            prompt = tokenizer.apply_chat_template(
+                row["prompt"], tokenize=False, add_generation_prompt=True
+            )
+            full = tokenizer.apply_chat_template(
+                row["prompt"] + row["completion"], tokenize=False
+            )
             ids = tokenizer(full, return_tensors="pt").input_ids
             labels = ids.clone()
             labels[:, : len(tokenizer(prompt).input_ids)] = -100
             n = int((labels[:, 1:] != -100).sum())
-            total, count = total + model(input_ids=ids, labels=labels).loss.item() * n, count + n
+            total, count = (
+                total + model(input_ids=ids, labels=labels).loss.item() * n,
+                count + n,
+            )
     return total / count
 
 
 def sft_start(seed, out):
-    """A short SFT on the general rows: the starting model that knows some general text."""
+    """A short SFT on the general rows: the starting
+    model that knows some general text."""
     set_seed(seed)
     args = SFTConfig(
         learning_rate=3e-5 * LR_SCALE,
@@ -126,11 +149,13 @@ def sft_start(seed, out):
 
 
 def dpo(config, start, data, seed, out):
-    """Eight DPO steps with `config` from the SFT model (policy and reference both load from `start`)."""
+    """Eight DPO steps with `config` from the SFT model (policy and
+    reference both load from `start`)."""
     set_seed(seed)
     args = dataclasses.replace(
         config,
-        learning_rate=3e-5 * LR_SCALE,  # 30x the 1e-6 above on purpose: forgetting within 8 steps
+        # 30x the 1e-6 above on purpose: forgetting within 8 steps
+        learning_rate=3e-5 * LR_SCALE,
         per_device_train_batch_size=8,
         max_steps=8,
         lr_scheduler_type="constant",
@@ -141,7 +166,11 @@ def dpo(config, start, data, seed, out):
     trainer = DPOTrainer(model=start, args=args, train_dataset=data)
     trainer.train()
     trainer.save_model(out)
-    margin = [row["rewards/margins"] for row in trainer.state.log_history if "rewards/margins" in row][-1]
+    margin = [
+        row["rewards/margins"]
+        for row in trainer.state.log_history
+        if "rewards/margins" in row
+    ][-1]
     return general_nll(out), margin
 
 
@@ -150,22 +179,35 @@ def check(seed: int = 0) -> str:
         start = os.path.join(tmp, "sft")
         sft_start(seed, start)
         base = general_nll(start)
-        plain_config = DPOConfig(bf16=dpo_config.bf16)  # the symptom: loss_type="sigmoid" only, the default
-        plain, plain_margin = dpo(plain_config, start, PAIRS, seed, os.path.join(tmp, "plain"))
+        # the symptom: loss_type="sigmoid" only, the default
+        plain_config = DPOConfig(bf16=dpo_config.bf16)
+        plain, plain_margin = dpo(
+            plain_config, start, PAIRS, seed, os.path.join(tmp, "plain")
+        )
         rpo, _ = dpo(dpo_config, start, PAIRS, seed, os.path.join(tmp, "rpo"))
         mixed = mix_in_sft(PAIRS, GENERAL, share=0.1, seed=seed)
-        anchored, anchored_margin = dpo(dpo_config, start, mixed, seed, os.path.join(tmp, "anchored"))
-    assert plain > base + 1.0, f"claim: plain DPO raises general NLL (forgetting): {base:.2f} -> {plain:.2f}"
-    assert anchored - base < 0.5 * (plain - base), (
-        f"claim: the sft term with ~10% general rows forgets far less: {base:.2f} -> {anchored:.2f} vs {plain:.2f}"
+        anchored, anchored_margin = dpo(
+            dpo_config, start, mixed, seed, os.path.join(tmp, "anchored")
+        )
+    assert plain > base + 1.0, (
+        f"claim: plain DPO raises general NLL (forgetting): {base:.2f} -> {plain:.2f}"
     )
-    assert anchored < rpo, f"claim: the general rows matter, not only the sft term: {anchored:.2f} vs {rpo:.2f}"
+    assert anchored - base < 0.5 * (plain - base), (
+        f"claim: the sft term with ~10% general rows forgets far less: {base:.2f} "
+        f"-> {anchored:.2f} vs {plain:.2f}"
+    )
+    assert anchored < rpo, (
+        "claim: the general rows matter, not only the sft "
+        f"term: {anchored:.2f} vs {rpo:.2f}"
+    )
     assert anchored_margin > 0.5 * plain_margin > 0, (
-        f"claim: the preference is still learned: margins {anchored_margin:.2f} vs {plain_margin:.2f}"
+        "claim: the preference is still learned: margins "
+        f"{anchored_margin:.2f} vs {plain_margin:.2f}"
     )
     return (
-        f"held-out general NLL: SFT start {base:.2f}, DPO {plain:.2f}, DPO+sft {rpo:.2f}, "
-        f"DPO+sft+10% general rows {anchored:.2f}; rewards/margins {plain_margin:.1f} vs {anchored_margin:.1f}"
+        f"held-out general NLL: SFT start {base:.2f}, DPO {plain:.2f}, DPO+sft "
+        f"{rpo:.2f}, DPO+sft+10% general rows {anchored:.2f}; rewards/margins "
+        f"{plain_margin:.1f} vs {anchored_margin:.1f}"
     )
 
 

@@ -1,12 +1,15 @@
-"""GRPO has no `ref_model` argument: it reloads the reference from the policy's path, not from memory.
+"""GRPO has no `ref_model` argument: it reloads the reference from the
+policy's path, not from memory.
 
-Page: docs/online-rl/grpo-reference-reloaded-from-path.md (中文: docs/online-rl/grpo-reference-reloaded-from-path.zh.md)
+Page: docs/online-rl/grpo-reference-reloaded-from-path.md
+中文: docs/online-rl/grpo-reference-reloaded-from-path.zh.md
 """
 
 
 # --8<-- [start:fix]
 def save_sft_checkpoint(model, tokenizer, path):
-    """Write the SFT model out; start GRPO from this path, so its reference reloads these same weights."""
+    """Write the SFT model out; start GRPO from this path, so its
+    reference reloads these same weights."""
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path  # GRPOTrainer(model=path, ...)
@@ -29,8 +32,12 @@ MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
 
 def sft_in_memory(seed):
-    """Stand-in for 'I fine-tuned the model in this process': the weights change in memory, nothing is saved."""
-    model, tokenizer = AutoModelForCausalLM.from_pretrained(MODEL), AutoTokenizer.from_pretrained(MODEL)
+    """Stand-in for 'I fine-tuned the model in this process': the weights
+    change in memory, nothing is saved."""
+    model, tokenizer = (
+        AutoModelForCausalLM.from_pretrained(MODEL),
+        AutoTokenizer.from_pretrained(MODEL),
+    )
     torch.manual_seed(seed)
     with torch.no_grad():
         for p in model.parameters():
@@ -43,9 +50,12 @@ def length_reward(completions, **kwargs):
 
 
 def first_step(model, tokenizer, seed):
-    """One GRPO step with a KL term (beta > 0); return the logged kl and where the reference was loaded from."""
+    """One GRPO step with a KL term (beta > 0); return the logged kl and where
+    the reference was loaded from."""
     set_seed(seed)
-    prompts = Dataset.from_list([{"prompt": [{"role": "user", "content": "Say hi."}]}] * 4)
+    prompts = Dataset.from_list(
+        [{"prompt": [{"role": "user", "content": "Say hi."}]}] * 4
+    )
     args = GRPOConfig(
         beta=0.04,
         num_generations=4,
@@ -58,7 +68,11 @@ def first_step(model, tokenizer, seed):
         bf16=torch.cuda.is_available(),
     )
     trainer = GRPOTrainer(
-        model=model, processing_class=tokenizer, reward_funcs=length_reward, args=args, train_dataset=prompts
+        model=model,
+        processing_class=tokenizer,
+        reward_funcs=length_reward,
+        args=args,
+        train_dataset=prompts,
     )
     trainer.train()
     kl = [row["kl"] for row in trainer.state.log_history if "kl" in row]
@@ -72,15 +86,33 @@ def check(seed: int = 0) -> str:
 
     model, tokenizer = sft_in_memory(seed)
     kl, ref_path = first_step(model, tokenizer, seed)
-    assert ref_path == MODEL, f"claim: the reference is reloaded from the policy's original path, got {ref_path}"
-    assert kl > 1e-3, f"claim: in-memory SFT weights vs the reloaded reference differ at step 1: kl={kl}"
+    assert ref_path == MODEL, (
+        "claim: the reference is reloaded from the "
+        f"policy's original path, got {ref_path}"
+    )
+    assert kl > 1e-3, (
+        "claim: in-memory SFT weights vs the reloaded "
+        f"reference differ at step 1: kl={kl}"
+    )
 
-    model, tokenizer = sft_in_memory(seed)  # the same SFT weights, this time saved first
+    # the same SFT weights, this time saved first
+    model, tokenizer = sft_in_memory(seed)
     with tempfile.TemporaryDirectory() as tmp:
-        fixed_kl, fixed_ref_path = first_step(save_sft_checkpoint(model, tokenizer, tmp), tokenizer, seed)
-    assert fixed_ref_path == tmp, f"claim: started from the checkpoint, the reference comes from it: {fixed_ref_path}"
-    assert fixed_kl == 0.0, f"claim: policy and reference from the same checkpoint give kl 0 at step 1, got {fixed_kl}"
-    return f"in-memory SFT weights: step-1 kl {kl:.4f} (reference from the original path); saved checkpoint: kl 0.0"
+        fixed_kl, fixed_ref_path = first_step(
+            save_sft_checkpoint(model, tokenizer, tmp), tokenizer, seed
+        )
+    assert fixed_ref_path == tmp, (
+        "claim: started from the checkpoint, the reference "
+        f"comes from it: {fixed_ref_path}"
+    )
+    assert fixed_kl == 0.0, (
+        "claim: policy and reference from the same checkpoint give "
+        f"kl 0 at step 1, got {fixed_kl}"
+    )
+    return (
+        f"in-memory SFT weights: step-1 kl {kl:.4f} (reference from the original "
+        "path); saved checkpoint: kl 0.0"
+    )
 
 
 SEEDS = (0, 1)  # the test suite runs check() once per seed (two training runs per seed)

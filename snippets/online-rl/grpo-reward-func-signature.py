@@ -1,19 +1,26 @@
-"""Reward-function signature mistakes in GRPO: message-list completions, extra kwargs, one value instead of a list.
+"""Reward-function signature mistakes in GRPO: message-list completions, extra
+kwargs, one value instead of a list.
 
-Page: docs/online-rl/grpo-reward-func-signature.md (中文: docs/online-rl/grpo-reward-func-signature.zh.md)
+Page: docs/online-rl/grpo-reward-func-signature.md
+中文: docs/online-rl/grpo-reward-func-signature.zh.md
 """
 
 
 # --8<-- [start:symptom]
-def only_completions(completions):  # no **kwargs: TRL also passes prompts, completion_ids, answer, trainer_state...
+# no **kwargs: TRL also passes prompts, completion_ids, answer, trainer_state...
+def only_completions(completions):
     return [1.0 for _ in completions]
 
 
-def treats_completion_as_text(completions, **kwargs):  # conversational prompts: each completion is a message list
-    return [1.0 if completion.strip().endswith("4") else 0.0 for completion in completions]
+# conversational prompts: each completion is a message list
+def treats_completion_as_text(completions, **kwargs):
+    return [
+        1.0 if completion.strip().endswith("4") else 0.0 for completion in completions
+    ]
 
 
-def returns_one_number(completions, **kwargs):  # one score for the batch, not one per completion
+# one score for the batch, not one per completion
+def returns_one_number(completions, **kwargs):
     return 1.0
 
 
@@ -26,9 +33,13 @@ def returns_one_item_list(completions, **kwargs):
 
 # --8<-- [start:fix]
 def exact_answer(prompts, completions, answer, **kwargs):
-    """One float per completion. `answer` is the dataset column, repeated once per generation."""
-    texts = [c[0]["content"] if isinstance(c, list) else c for c in completions]  # messages or plain text
-    return [1.0 if text.strip() == a else 0.0 for text, a in zip(texts, answer, strict=True)]
+    """One float per completion. `answer` is the dataset
+    column, repeated once per generation."""
+    # messages or plain text
+    texts = [c[0]["content"] if isinstance(c, list) else c for c in completions]
+    return [
+        1.0 if text.strip() == a else 0.0 for text, a in zip(texts, answer, strict=True)
+    ]
 
 
 # --8<-- [end:fix]
@@ -49,9 +60,16 @@ TRL = Version(trl.__version__)
 
 
 def first_step(reward_funcs, seed, remove_unused_columns=False):
-    """One GRPO step on conversational prompts with an `answer` column; return the error it raised, or None."""
+    """One GRPO step on conversational prompts with an `answer` column;
+    return the error it raised, or None."""
     set_seed(seed)
-    rows = [{"prompt": [{"role": "user", "content": f"What is {i} + {i}?"}], "answer": str(2 * i)} for i in range(4)]
+    rows = [
+        {
+            "prompt": [{"role": "user", "content": f"What is {i} + {i}?"}],
+            "answer": str(2 * i),
+        }
+        for i in range(4)
+    ]
     args = GRPOConfig(
         num_generations=4,
         per_device_train_batch_size=4,
@@ -61,9 +79,15 @@ def first_step(reward_funcs, seed, remove_unused_columns=False):
         save_strategy="no",
         seed=seed,
         bf16=torch.cuda.is_available(),
-        remove_unused_columns=remove_unused_columns,  # GRPOConfig's default is False: keep the extra columns
+        # GRPOConfig's default is False: keep the extra columns
+        remove_unused_columns=remove_unused_columns,
     )
-    trainer = GRPOTrainer(model=MODEL, reward_funcs=reward_funcs, args=args, train_dataset=Dataset.from_list(rows))
+    trainer = GRPOTrainer(
+        model=MODEL,
+        reward_funcs=reward_funcs,
+        args=args,
+        train_dataset=Dataset.from_list(rows),
+    )
     try:
         trainer.train()
     except (TypeError, ValueError, AttributeError) as e:
@@ -72,24 +96,47 @@ def first_step(reward_funcs, seed, remove_unused_columns=False):
 
 
 def check(seed: int = 0) -> str:
-    broken = (only_completions, treats_completion_as_text, returns_one_number, returns_one_item_list)
+    broken = (
+        only_completions,
+        treats_completion_as_text,
+        returns_one_number,
+        returns_one_item_list,
+    )
     errors = {f.__name__: first_step(f, seed) for f in broken}
-    # A correct function, but remove_unused_columns=True drops the `answer` column before it gets there.
-    errors["column_dropped"] = first_step(exact_answer, seed, remove_unused_columns=True)
+    # A correct function, but remove_unused_columns=True drops the
+    # `answer` column before it gets there.
+    errors["column_dropped"] = first_step(
+        exact_answer, seed, remove_unused_columns=True
+    )
     expected = {
-        "only_completions": "TypeError: only_completions() got an unexpected keyword argument 'prompts'",
-        "treats_completion_as_text": "AttributeError: 'list' object has no attribute 'strip'",
+        "only_completions": (
+            "TypeError: only_completions() got an unexpected keyword argument 'prompts'"
+        ),
+        "treats_completion_as_text": (
+            "AttributeError: 'list' object has no attribute 'strip'"
+        ),
         "returns_one_number": "TypeError: 'float' object is not iterable",
-        "returns_one_item_list": "ValueError: The reward function 'returns_one_item_list' returned 1 rewards, but 4",
-        "column_dropped": "TypeError: exact_answer() missing 1 required positional argument: 'answer'",
+        "returns_one_item_list": (
+            "ValueError: The reward function "
+            "'returns_one_item_list' returned 1 rewards, but 4"
+        ),
+        "column_dropped": (
+            "TypeError: exact_answer() missing 1 required positional argument: 'answer'"
+        ),
     }
-    if TRL < Version("1.10"):  # the length check came in TRL 1.10; before, one value was broadcast silently
+    # the length check came in TRL 1.10; before, one value was broadcast silently
+    if TRL < Version("1.10"):
         expected["returns_one_item_list"] = None
     for name, start in expected.items():
         if start is None:
-            assert errors[name] is None, f"claim: on trl {TRL}, {name} trains without an error, got {errors[name]!r}"
+            assert errors[name] is None, (
+                f"claim: on trl {TRL}, {name} trains without "
+                f"an error, got {errors[name]!r}"
+            )
         else:
-            assert (errors[name] or "").startswith(start), f"claim: {name} fails with {start!r}, got {errors[name]!r}"
+            assert (errors[name] or "").startswith(start), (
+                f"claim: {name} fails with {start!r}, got {errors[name]!r}"
+            )
 
     seen = {}
 
@@ -100,18 +147,31 @@ def check(seed: int = 0) -> str:
 
     error = first_step([exact_answer, show_arguments], seed)
     assert error is None, f"claim: the fixed function trains, got {error!r}"
-    names = ["answer", "completion_ids", "completions", "log_extra", "log_metric", "prompts", "trainer_state"]
+    names = [
+        "answer",
+        "completion_ids",
+        "completions",
+        "log_extra",
+        "log_metric",
+        "prompts",
+        "trainer_state",
+    ]
     if TRL < Version("1.0"):  # log_extra and log_metric came in TRL 1.0
         names = [name for name in names if not name.startswith("log_")]
-    assert sorted(seen) == names, f"claim: TRL passes the dataset columns and exactly these names: {sorted(seen)}"
-    assert len(seen["completions"]) == 4 and len(set(seen["answer"])) == 1, "claim: one prompt x 4 generations"
+    assert sorted(seen) == names, (
+        f"claim: TRL passes the dataset columns and exactly these names: {sorted(seen)}"
+    )
+    assert len(seen["completions"]) == 4 and len(set(seen["answer"])) == 1, (
+        "claim: one prompt x 4 generations"
+    )
     first = seen["completions"][0]
     assert isinstance(first, list) and first[0]["role"] == "assistant", (
         f"claim: a completion is a message list: {first}"
     )
     failed = sum(error is not None for error in errors.values())
     return (
-        f"trl {TRL}: {failed} of {len(errors)} mistakes raise; the fixed function trains and TRL passed {sorted(seen)}"
+        f"trl {TRL}: {failed} of {len(errors)} mistakes raise; the fixed function "
+        f"trains and TRL passed {sorted(seen)}"
     )
 
 

@@ -1,8 +1,10 @@
-"""DPO with a far-too-high learning rate: the model's distribution on text outside the pairs moves far (on a real
-model its likelihood collapses: the "gibberish" symptom) while the preference metrics look better than ever;
-DPOConfig's default learning rate leaves it in place.
+"""DPO with a far-too-high learning rate: the model's distribution on text outside
+the pairs moves far (on a real model its likelihood collapses: the "gibberish"
+symptom) while the preference metrics look better than ever; DPOConfig's default
+learning rate leaves it in place.
 
-Page: docs/preference/dpo-gibberish-learning-rate.md (中文: docs/preference/dpo-gibberish-learning-rate.zh.md)
+Page: docs/preference/dpo-gibberish-learning-rate.md
+中文: docs/preference/dpo-gibberish-learning-rate.zh.md
 """
 
 # --8<-- [start:fix]
@@ -10,7 +12,8 @@ import torch
 from trl import DPOConfig
 
 dpo_config = DPOConfig(
-    learning_rate=1e-6,  # DPOConfig's default for full fine-tuning; LoRA runs usually tolerate about 5e-6
+    # DPOConfig's default for full fine-tuning; LoRA runs usually tolerate about 5e-6
+    learning_rate=1e-6,
     bf16=torch.cuda.is_available(),
 )
 # --8<-- [end:fix]
@@ -34,8 +37,16 @@ PAIRS = Dataset.from_list(
             "chosen": " The capital of France is Paris.",
             "rejected": " I do not know.",
         },
-        {"prompt": "Two plus two equals", "chosen": " four.", "rejected": " nine maybe."},
-        {"prompt": "Answer yes or no.", "chosen": " Yes.", "rejected": " Maybe. I do not know."},
+        {
+            "prompt": "Two plus two equals",
+            "chosen": " four.",
+            "rejected": " nine maybe.",
+        },
+        {
+            "prompt": "Answer yes or no.",
+            "chosen": " Yes.",
+            "rejected": " Maybe. I do not know.",
+        },
         {
             "prompt": "Write a short poem about the sea.",
             "chosen": " The sea is wide, the waves are blue.",
@@ -43,7 +54,10 @@ PAIRS = Dataset.from_list(
         },
     ]
 )
-HELD_OUT = "The Pacific Ocean is the largest ocean on Earth. It covers about a third of the planet."
+HELD_OUT = (
+    "The Pacific Ocean is the largest ocean on Earth. It "
+    "covers about a third of the planet."
+)
 
 
 def held_out_logprobs(model, tokenizer):
@@ -54,8 +68,8 @@ def held_out_logprobs(model, tokenizer):
 
 
 def train(learning_rate, seed):
-    """Six DPO steps on the four pairs. Return (held-out NLL before, after, KL(before || after) per token on the
-    held-out sentence, last rewards/margins)."""
+    """Six DPO steps on the four pairs. Return (held-out NLL before, after, KL(before ||
+    after) per token on the held-out sentence, last rewards/margins)."""
     set_seed(seed)
     args = dataclasses.replace(
         dpo_config,
@@ -70,7 +84,11 @@ def train(learning_rate, seed):
     before, targets = held_out_logprobs(trainer.model, trainer.processing_class)
     trainer.train()
     after, _ = held_out_logprobs(trainer.model, trainer.processing_class)
-    margins = [row["rewards/margins"] for row in trainer.state.log_history if "rewards/margins" in row]
+    margins = [
+        row["rewards/margins"]
+        for row in trainer.state.log_history
+        if "rewards/margins" in row
+    ]
     del trainer
     gc.collect()  # free this run's two model copies before the next run builds its own
 
@@ -82,23 +100,29 @@ def train(learning_rate, seed):
 
 
 def check(seed: int = 0) -> str:
-    default_lr = {f.name: f.default for f in dataclasses.fields(DPOConfig)}["learning_rate"]
+    default_lr = {f.name: f.default for f in dataclasses.fields(DPOConfig)}[
+        "learning_rate"
+    ]
     assert default_lr == dpo_config.learning_rate == 1e-6, (
         f"claim: DPOConfig's default learning rate is 1e-6, got {default_lr}"
     )
 
-    bad_before, bad_after, bad_kl, bad_margin = train(1e-3, seed)  # 1000x the default: an SFT/LoRA-sized rate
-    good_before, good_after, good_kl, good_margin = train(dpo_config.learning_rate, seed)
+    # 1000x the default: an SFT/LoRA-sized rate
+    bad_before, bad_after, bad_kl, bad_margin = train(1e-3, seed)
+    good_before, good_after, good_kl, good_margin = train(
+        dpo_config.learning_rate, seed
+    )
     assert bad_kl > 100 * good_kl, (
-        f"claim: a far-too-high lr moves the model on text outside the pairs, KL {bad_kl:.4f} vs {good_kl:.6f}"
+        "claim: a far-too-high lr moves the model on text outside the pairs, "
+        f"KL {bad_kl:.4f} vs {good_kl:.6f}"
     )
     assert bad_margin > good_margin > 0, (
-        f"claim: both runs separate chosen from rejected and the broken one looks better: "
-        f"rewards/margins {bad_margin:.4f} vs {good_margin:.4f}"
+        "claim: both runs separate chosen from rejected and the broken one looks "
+        f"better: rewards/margins {bad_margin:.4f} vs {good_margin:.4f}"
     )
     return (
-        f"held-out NLL {bad_before:.2f}->{bad_after:.2f} (KL {bad_kl:.4f}) at lr 1e-3 vs "
-        f"{good_before:.2f}->{good_after:.2f} (KL {good_kl:.6f}) at lr 1e-6; "
+        f"held-out NLL {bad_before:.2f}->{bad_after:.2f} (KL {bad_kl:.4f}) at lr 1e-3 "
+        f"vs {good_before:.2f}->{good_after:.2f} (KL {good_kl:.6f}) at lr 1e-6; "
         f"rewards/margins {bad_margin:.3f} vs {good_margin:.5f}"
     )
 

@@ -1,7 +1,9 @@
-"""label_smoothing only acts through loss_type="robust" (or exo_pair/aot) since TRL 0.29; with the default
-"sigmoid" loss it is silently ignored. Noisy pairs show on a trusted eval split, not on train accuracy.
+"""label_smoothing only acts through loss_type="robust" (or exo_pair/aot) since TRL
+0.29; with the default "sigmoid" loss it is silently ignored. Noisy pairs show on a
+trusted eval split, not on train accuracy.
 
-Page: docs/preference/dpo-label-smoothing-noisy-pairs.md (中文: docs/preference/dpo-label-smoothing-noisy-pairs.zh.md)
+Page: docs/preference/dpo-label-smoothing-noisy-pairs.md
+中文: docs/preference/dpo-label-smoothing-noisy-pairs.zh.md
 """
 
 # --8<-- [start:symptom]
@@ -40,7 +42,11 @@ CLEAN = [
         "rejected": " I do not know.",
     },
     {"prompt": "Two plus two equals", "chosen": " four.", "rejected": " nine maybe."},
-    {"prompt": "Answer yes or no.", "chosen": " Yes.", "rejected": " Maybe. I do not know."},
+    {
+        "prompt": "Answer yes or no.",
+        "chosen": " Yes.",
+        "rejected": " Maybe. I do not know.",
+    },
     {
         "prompt": "Write a short poem about the sea.",
         "chosen": " The sea is wide, the waves are blue.",
@@ -49,19 +55,22 @@ CLEAN = [
     {"prompt": "Three times three is", "chosen": " nine.", "rejected": " twenty."},
     {"prompt": "Say hello.", "chosen": " Hello world.", "rejected": " I do not know."},
 ]
-# one pair in three has chosen and rejected swapped: the "noisy preferences" of the common advice
+# one pair in three has chosen and rejected swapped: the "noisy
+# preferences" of the common advice
 NOISY = [
-    {**row, "chosen": row["rejected"], "rejected": row["chosen"]} if i % 3 == 0 else row for i, row in enumerate(CLEAN)
+    {**row, "chosen": row["rejected"], "rejected": row["chosen"]} if i % 3 == 0 else row
+    for i, row in enumerate(CLEAN)
 ]
 
 
 def train(config, seed):
-    """Six DPO steps with `config` on the noisy pairs; evaluate on the correctly labelled ones.
-    Return (log_history, eval)."""
+    """Six DPO steps with `config` on the noisy pairs; evaluate on the correctly
+    labelled ones. Return (log_history, eval)."""
     set_seed(seed)
     args = dataclasses.replace(
         config,
-        learning_rate=1e-5,  # 10x DPOConfig's default 1e-6, so that a 6-step check moves the model
+        # 10x DPOConfig's default 1e-6, so that a 6-step check moves the model
+        learning_rate=1e-5,
         per_device_train_batch_size=6,
         max_steps=6,
         logging_steps=1,
@@ -69,11 +78,15 @@ def train(config, seed):
         seed=seed,
     )
     trainer = DPOTrainer(
-        model=MODEL, args=args, train_dataset=Dataset.from_list(NOISY), eval_dataset=Dataset.from_list(CLEAN)
+        model=MODEL,
+        args=args,
+        train_dataset=Dataset.from_list(NOISY),
+        eval_dataset=Dataset.from_list(CLEAN),
     )
     trainer.train()
     trainer.evaluate()
-    # read eval metrics from the log: before TRL 1.5, evaluate() logs eval_rewards/* but does not return them
+    # read eval metrics from the log: before TRL 1.5, evaluate() logs
+    # eval_rewards/* but does not return them
     logs = trainer.state.log_history
     del trainer
     gc.collect()  # free this run's two model copies before the next run builds its own
@@ -81,30 +94,49 @@ def train(config, seed):
 
 
 def check(seed: int = 0) -> str:
-    plain_config = dataclasses.replace(smoothed_config, label_smoothing=0.0)  # the default loss, no smoothing
+    # the default loss, no smoothing
+    plain_config = dataclasses.replace(smoothed_config, label_smoothing=0.0)
     plain_logs, plain_eval = train(plain_config, seed)
     smoothed_logs, _ = train(smoothed_config, seed)
     robust_logs, robust_eval = train(robust_config, seed)
     loss = {
         name: [row["loss"] for row in logs if "loss" in row]
-        for name, logs in (("plain", plain_logs), ("smoothed", smoothed_logs), ("robust", robust_logs))
+        for name, logs in (
+            ("plain", plain_logs),
+            ("smoothed", smoothed_logs),
+            ("robust", robust_logs),
+        )
     }
-    accuracies = [row["rewards/accuracies"] for row in plain_logs if "rewards/accuracies" in row]
+    accuracies = [
+        row["rewards/accuracies"] for row in plain_logs if "rewards/accuracies" in row
+    ]
 
-    assert loss["smoothed"] == loss["plain"], "claim: loss_type='sigmoid' ignores label_smoothing (identical losses)"
-    assert loss["robust"] != loss["plain"], "claim: loss_type='robust' reads label_smoothing (the loss changes)"
-    assert accuracies[0] == 0.0, (
-        f"claim: the first rewards/accuracies is 0.0 (policy == reference), got {accuracies[0]}"
+    assert loss["smoothed"] == loss["plain"], (
+        "claim: loss_type='sigmoid' ignores label_smoothing (identical losses)"
     )
-    assert accuracies[-1] == 1.0, f"claim: the flipped pairs are learned as labelled (train accuracy {accuracies[-1]})"
-    trusted = {"sigmoid": plain_eval["eval_rewards/accuracies"], "robust": robust_eval["eval_rewards/accuracies"]}
+    assert loss["robust"] != loss["plain"], (
+        "claim: loss_type='robust' reads label_smoothing (the loss changes)"
+    )
+    assert accuracies[0] == 0.0, (
+        "claim: the first rewards/accuracies is 0.0 (policy == "
+        f"reference), got {accuracies[0]}"
+    )
+    assert accuracies[-1] == 1.0, (
+        "claim: the flipped pairs are learned as labelled "
+        f"(train accuracy {accuracies[-1]})"
+    )
+    trusted = {
+        "sigmoid": plain_eval["eval_rewards/accuracies"],
+        "robust": robust_eval["eval_rewards/accuracies"],
+    }
     assert max(trusted.values()) <= 0.75, (
-        f"claim: the trusted split exposes the flipped third, even with robust: {trusted}"
+        "claim: the trusted split exposes the flipped "
+        f"third, even with robust: {trusted}"
     )
     return (
-        f"sigmoid loss with/without label_smoothing identical ({loss['plain'][-1]:.4f}); "
-        f"robust {loss['robust'][-1]:.4f}; "
-        f"train accuracy {accuracies[0]:.2f} -> {accuracies[-1]:.2f}; trusted eval accuracy sigmoid "
+        "sigmoid loss with/without label_smoothing identical "
+        f"({loss['plain'][-1]:.4f}); robust {loss['robust'][-1]:.4f}; train accuracy "
+        f"{accuracies[0]:.2f} -> {accuracies[-1]:.2f}; trusted eval accuracy sigmoid "
         f"{trusted['sigmoid']:.2f} vs robust {trusted['robust']:.2f}"
     )
 

@@ -1,7 +1,8 @@
-"""DPO with neither `ref_model` nor PEFT: no NaN in TRL 0.29 to 1.16, but the reference is reloaded from disk, so a
-policy edited in memory starts against a stale reference.
+"""DPO with neither `ref_model` nor PEFT: no NaN in TRL 0.29 to 1.16, but the reference
+is reloaded from disk, so a policy edited in memory starts against a stale reference.
 
-Page: docs/preference/dpo-no-ref-model.md (中文: docs/preference/dpo-no-ref-model.zh.md)
+Page: docs/preference/dpo-no-ref-model.md
+中文: docs/preference/dpo-no-ref-model.zh.md
 """
 
 # --8<-- [start:symptom]
@@ -14,7 +15,8 @@ MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
 
 def edited_in_memory():
-    """Stand-in for "I fine-tuned it a bit before DPO, in the same script, and did not save it"."""
+    """Stand-in for "I fine-tuned it a bit before DPO, in the
+    same script, and did not save it"."""
     model = AutoModelForCausalLM.from_pretrained(MODEL)
     with torch.no_grad():
         for param in model.parameters():
@@ -27,7 +29,8 @@ def edited_in_memory():
 
 # --8<-- [start:fix]
 def save_for_dpo(model, tokenizer, directory):
-    """Save the policy you want DPO to start from; pass the returned path as DPOTrainer(model=...)."""
+    """Save the policy you want DPO to start from; pass the returned
+    path as DPOTrainer(model=...)."""
     model.save_pretrained(directory)
     tokenizer.save_pretrained(directory)
     return directory
@@ -54,8 +57,15 @@ PAIRS = Dataset.from_list(
 
 
 def first_step(model, seed, **trainer_kwargs):
-    """One DPO step; return the first logged loss and margin, and whether TRL built a reference copy."""
-    args = DPOConfig(max_steps=1, logging_steps=1, save_strategy="no", seed=seed, bf16=torch.cuda.is_available())
+    """One DPO step; return the first logged loss and margin, and
+    whether TRL built a reference copy."""
+    args = DPOConfig(
+        max_steps=1,
+        logging_steps=1,
+        save_strategy="no",
+        seed=seed,
+        bf16=torch.cuda.is_available(),
+    )
     trainer = DPOTrainer(model=model, args=args, train_dataset=PAIRS, **trainer_kwargs)
     trainer.train()
     first = trainer.state.log_history[0]
@@ -65,23 +75,34 @@ def first_step(model, seed, **trainer_kwargs):
 def check(seed: int = 0) -> str:
     ln2 = math.log(2)
     set_seed(seed)
-    fresh_loss, fresh_margin, has_ref_copy = first_step(MODEL, seed)  # no ref_model, no peft_config
+    # no ref_model, no peft_config
+    fresh_loss, fresh_margin, has_ref_copy = first_step(MODEL, seed)
     assert has_ref_copy, "claim: without PEFT, TRL builds a separate reference model"
-    assert math.isfinite(fresh_loss) and abs(fresh_loss - ln2) < 1e-4, f"claim: first loss is ln 2, got {fresh_loss}"
-    assert abs(fresh_margin) < 1e-4, f"claim: policy == reference at step 1, margin 0, got {fresh_margin}"
+    assert math.isfinite(fresh_loss) and abs(fresh_loss - ln2) < 1e-4, (
+        f"claim: first loss is ln 2, got {fresh_loss}"
+    )
+    assert abs(fresh_margin) < 1e-4, (
+        f"claim: policy == reference at step 1, margin 0, got {fresh_margin}"
+    )
 
     set_seed(seed)
     edited_loss, edited_margin, _ = first_step(edited_in_memory(), seed)
     set_seed(seed)
     with tempfile.TemporaryDirectory() as directory:
-        path = save_for_dpo(edited_in_memory(), AutoTokenizer.from_pretrained(MODEL), directory)
+        path = save_for_dpo(
+            edited_in_memory(), AutoTokenizer.from_pretrained(MODEL), directory
+        )
         saved_loss, saved_margin, _ = first_step(path, seed)
-    assert abs(saved_loss - ln2) < 1e-4, f"claim: saved and passed by path, the first loss is ln 2, got {saved_loss}"
+    assert abs(saved_loss - ln2) < 1e-4, (
+        f"claim: saved and passed by path, the first loss is ln 2, got {saved_loss}"
+    )
     assert abs(edited_loss - ln2) > 10 * max(abs(saved_loss - ln2), 1e-6), (
-        f"claim: an in-memory edit meets a stale reference: first loss {edited_loss:.4f}"
+        "claim: an in-memory edit meets a stale "
+        f"reference: first loss {edited_loss:.4f}"
     )
     assert abs(edited_margin) > 10 * max(abs(saved_margin), 1e-6), (
-        f"claim: an in-memory edit gives a non-zero margin before any update: {edited_margin:.3g}"
+        "claim: an in-memory edit gives a non-zero margin before "
+        f"any update: {edited_margin:.3g}"
     )
 
     model = AutoModelForCausalLM.from_pretrained(MODEL)
@@ -91,11 +112,13 @@ def check(seed: int = 0) -> str:
         refused = str(e)
     else:
         refused = ""
-    assert "cannot be the same object" in refused, "claim: the policy cannot be its own ref_model"
+    assert "cannot be the same object" in refused, (
+        "claim: the policy cannot be its own ref_model"
+    )
     return (
-        f"no ref, no PEFT: first loss {fresh_loss:.4f} (= ln 2, finite); edited in memory: first loss "
-        f"{edited_loss:.4f}, margin {edited_margin:+.3g}; saved then passed by path: {saved_loss:.4f}, "
-        f"margin {saved_margin:+.1g}"
+        f"no ref, no PEFT: first loss {fresh_loss:.4f} (= ln 2, finite); edited in "
+        f"memory: first loss {edited_loss:.4f}, margin {edited_margin:+.3g}; saved "
+        f"then passed by path: {saved_loss:.4f}, margin {saved_margin:+.1g}"
     )
 
 

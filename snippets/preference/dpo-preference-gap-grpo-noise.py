@@ -1,7 +1,9 @@
-"""DPO learns only from the tokens where chosen and rejected differ: near-identical pairs give a much smaller
-log-ratio gap than clearly different ones. GRPO, by contrast, consumes reward functions, not pairs.
+"""DPO learns only from the tokens where chosen and rejected differ: near-identical
+pairs give a much smaller log-ratio gap than clearly different ones. GRPO, by
+contrast, consumes reward functions, not pairs.
 
-Page: docs/preference/dpo-preference-gap-grpo-noise.md (中文: docs/preference/dpo-preference-gap-grpo-noise.zh.md)
+Page: docs/preference/dpo-preference-gap-grpo-noise.md
+中文: docs/preference/dpo-preference-gap-grpo-noise.zh.md
 """
 
 # --8<-- [start:fix]
@@ -9,9 +11,13 @@ import difflib
 
 
 def drop_near_ties(dataset, max_similarity=0.75):
-    """Keep only pairs whose chosen and rejected texts are clearly different (character-level similarity)."""
+    """Keep only pairs whose chosen and rejected texts are clearly
+    different (character-level similarity)."""
     return dataset.filter(
-        lambda row: difflib.SequenceMatcher(None, row["chosen"], row["rejected"]).ratio() < max_similarity
+        lambda row: (
+            difflib.SequenceMatcher(None, row["chosen"], row["rejected"]).ratio()
+            < max_similarity
+        )
     )
 
 
@@ -28,7 +34,8 @@ from transformers import set_seed
 from trl import DPOConfig, DPOTrainer, GRPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
-# 1 on a real model; the handbook's 2-layer test model needs ~300x the rate to move in a few steps
+# 1 on a real model; the handbook's 2-layer test model
+# needs ~300x the rate to move in a few steps
 LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
 CLEAR = [
@@ -38,7 +45,11 @@ CLEAR = [
         "rejected": " I do not know.",
     },
     {"prompt": "Two plus two equals", "chosen": " four.", "rejected": " nine maybe."},
-    {"prompt": "Answer yes or no.", "chosen": " Yes.", "rejected": " Maybe. I do not know."},
+    {
+        "prompt": "Answer yes or no.",
+        "chosen": " Yes.",
+        "rejected": " Maybe. I do not know.",
+    },
     {
         "prompt": "Write a short poem about the sea.",
         "chosen": " The sea is wide, the waves are blue.",
@@ -52,8 +63,16 @@ NEAR_IDENTICAL = [
         "chosen": " The capital of France is Paris.",
         "rejected": " The capital of France is Rome.",
     },
-    {"prompt": "Two plus two equals", "chosen": " Two plus two equals four.", "rejected": " Two plus two equals nine."},
-    {"prompt": "Answer yes or no.", "chosen": " Answer: yes.", "rejected": " Answer: no."},
+    {
+        "prompt": "Two plus two equals",
+        "chosen": " Two plus two equals four.",
+        "rejected": " Two plus two equals nine.",
+    },
+    {
+        "prompt": "Answer yes or no.",
+        "chosen": " Answer: yes.",
+        "rejected": " Answer: no.",
+    },
     {
         "prompt": "Write a short poem about the sea.",
         "chosen": " The sea is wide, the waves are blue.",
@@ -63,13 +82,16 @@ NEAR_IDENTICAL = [
 
 
 def train(dataset, seed):
-    """Three DPO steps on four pairs at a usual DPO learning rate; return the last log line."""
+    """Three DPO steps on four pairs at a usual DPO learning
+    rate; return the last log line."""
     set_seed(seed)
     args = DPOConfig(
-        learning_rate=5e-6 * LR_SCALE,  # a usual DPO rate; small enough that neither set saturates
+        # a usual DPO rate; small enough that neither set saturates
+        learning_rate=5e-6 * LR_SCALE,
         lr_scheduler_type="constant",
         per_device_train_batch_size=4,
-        max_steps=3,  # the last log line is taken before the third update: two updates in
+        # the last log line is taken before the third update: two updates in
+        max_steps=3,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
@@ -83,15 +105,22 @@ def train(dataset, seed):
 
 def check(seed: int = 0) -> str:
     kept = drop_near_ties(Dataset.from_list(CLEAR + NEAR_IDENTICAL))
-    assert kept["chosen"] == [row["chosen"] for row in CLEAR], f"claim: the filter drops exactly the near-ties: {kept}"
+    assert kept["chosen"] == [row["chosen"] for row in CLEAR], (
+        f"claim: the filter drops exactly the near-ties: {kept}"
+    )
 
     near = train(Dataset.from_list(NEAR_IDENTICAL), seed)
     clear = train(kept, seed)
-    assert near["rewards/accuracies"] == clear["rewards/accuracies"] == 1.0, "claim: both sets are learned as labelled"
-    assert near["logratio_gap"] < 0.6 * clear["logratio_gap"], (
-        f"claim: near-identical pairs move the policy less: {near['logratio_gap']:.2f} vs {clear['logratio_gap']:.2f}"
+    assert near["rewards/accuracies"] == clear["rewards/accuracies"] == 1.0, (
+        "claim: both sets are learned as labelled"
     )
-    assert near["loss"] > clear["loss"], "claim: near-identical pairs leave more loss after the same steps"
+    assert near["logratio_gap"] < 0.6 * clear["logratio_gap"], (
+        f"claim: near-identical pairs move the policy less: {near['logratio_gap']:.2f} "
+        f"vs {clear['logratio_gap']:.2f}"
+    )
+    assert near["loss"] > clear["loss"], (
+        "claim: near-identical pairs leave more loss after the same steps"
+    )
     params = inspect.signature(GRPOTrainer.__init__).parameters
     assert "reward_funcs" in params, "claim: GRPOTrainer is driven by reward functions"
     return (

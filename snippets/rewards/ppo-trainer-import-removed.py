@@ -1,6 +1,8 @@
-"""`from trl import PPOTrainer` fails after an upgrade (0.29+); PPO is gone entirely from 1.13: import GRPO or RLOO.
+"""`from trl import PPOTrainer` fails after an upgrade (0.29+); PPO is gone entirely
+from 1.13: import GRPO or RLOO.
 
-Page: docs/rewards/ppo-trainer-import-removed.md (中文: docs/rewards/ppo-trainer-import-removed.zh.md)
+Page: docs/rewards/ppo-trainer-import-removed.md
+中文: docs/rewards/ppo-trainer-import-removed.zh.md
 """
 
 # --8<-- [start:symptom]
@@ -13,7 +15,8 @@ PPO_IMPORTS = (
 
 
 def import_error(statement):
-    """Run one import statement; return the ImportError it raises, or None if it works."""
+    """Run one import statement; return the ImportError
+    it raises, or None if it works."""
     try:
         exec(statement, {})
     except ImportError as error:
@@ -27,7 +30,14 @@ for statement in PPO_IMPORTS:
 
 
 # --8<-- [start:fix]
-from trl import GRPOConfig, GRPOTrainer, RewardConfig, RewardTrainer, RLOOConfig, RLOOTrainer
+from trl import (
+    GRPOConfig,
+    GRPOTrainer,
+    RewardConfig,
+    RewardTrainer,
+    RLOOConfig,
+    RLOOTrainer,
+)
 
 # --8<-- [end:fix]
 
@@ -39,27 +49,43 @@ import transformers
 import trl
 from packaging.version import Version
 
-# trl.experimental.ppo (PPOTrainer, PPOConfig, value-head models) exists from 0.26 to 1.12 and is removed in 1.13
+# trl.experimental.ppo (PPOTrainer, PPOConfig, value-head models) exists from 0.26
+# to 1.12 and is removed in 1.13
 PPO_REMOVED = Version(trl.__version__).release[:2] >= (1, 13)
 
 
 def check(seed: int = 0) -> str:
     errors = {statement: import_error(statement) for statement in PPO_IMPORTS}
-    top_level = [statement for statement in PPO_IMPORTS if statement.startswith("from trl import")]
+    top_level = [
+        statement
+        for statement in PPO_IMPORTS
+        if statement.startswith("from trl import")
+    ]
     working = [statement for statement in top_level if errors[statement] is None]
-    assert not working, f"claim: no `from trl import` of PPO works on trl {trl.__version__}, but these do: {working}"
+    assert not working, (
+        "claim: no `from trl import` of PPO works on trl "
+        f"{trl.__version__}, but these do: {working}"
+    )
     spec = importlib.util.find_spec("trl.experimental.ppo")
     experimental = errors["from trl.experimental.ppo import PPOTrainer"] is None
     assert (spec is None) == PPO_REMOVED and experimental != PPO_REMOVED, (
-        f"claim: trl.experimental.ppo is importable up to 1.12 and gone from 1.13 "
-        f"(trl {trl.__version__}: module found {spec is not None}, PPOTrainer imports {experimental})"
+        "claim: trl.experimental.ppo is importable up to 1.12 and gone from "
+        f"1.13 (trl {trl.__version__}: module found {spec is not None}, "
+        f"PPOTrainer imports {experimental})"
     )
     replacements = (GRPOTrainer, RLOOTrainer, RewardTrainer)
-    assert all(issubclass(cls, transformers.Trainer) for cls in replacements), "claim: the replacements are Trainers"
+    assert all(issubclass(cls, transformers.Trainer) for cls in replacements), (
+        "claim: the replacements are Trainers"
+    )
     configs = (GRPOConfig, RLOOConfig, RewardConfig)
-    assert all(issubclass(cls, transformers.TrainingArguments) for cls in configs), "claim: their configs import"
+    assert all(issubclass(cls, transformers.TrainingArguments) for cls in configs), (
+        "claim: their configs import"
+    )
     where = "gone" if PPO_REMOVED else "still importable (last release with it: 1.12)"
-    return f"trl {trl.__version__}: {len(top_level)} `from trl import` PPO lines fail; trl.experimental.ppo {where}"
+    return (
+        f"trl {trl.__version__}: {len(top_level)} `from trl import` PPO lines "
+        f"fail; trl.experimental.ppo {where}"
+    )
 
 
 SEEDS = (0, 1, 2)  # the test suite runs check() once per seed

@@ -1,6 +1,8 @@
-"""Reward-model accuracy stuck near chance from pad-token pooling: what TRL and transformers 5 do about it.
+"""Reward-model accuracy stuck near chance from pad-token pooling: what TRL
+and transformers 5 do about it.
 
-Page: docs/rewards/rm-pad-token-pooling.md (中文: docs/rewards/rm-pad-token-pooling.zh.md)
+Page: docs/rewards/rm-pad-token-pooling.md
+中文: docs/rewards/rm-pad-token-pooling.zh.md
 """
 
 # --8<-- [start:symptom]
@@ -30,31 +32,47 @@ def pairs(n, seed):
 
 
 def score_pairs(model, tokenizer, data):
-    """Score held-out pairs yourself (an eval script, best-of-n, a custom reward function): the accuracy."""
+    """Score held-out pairs yourself (an eval script, best-of-n, a custom
+    reward function): the accuracy."""
 
     def rewards(column):
-        texts = [tokenizer.apply_chat_template(row["prompt"] + row[column], tokenize=False) for row in data]
-        return model(**tokenizer(texts, padding=True, return_tensors="pt")).logits.squeeze(-1)
+        texts = [
+            tokenizer.apply_chat_template(row["prompt"] + row[column], tokenize=False)
+            for row in data
+        ]
+        return model(
+            **tokenizer(texts, padding=True, return_tensors="pt")
+        ).logits.squeeze(-1)
 
     with torch.no_grad():
         return (rewards("chosen") > rewards("rejected")).float().mean().item()
 
 
 def score_pairs_old_pooling(model, tokenizer, data):
-    """What older transformers did, with the classic pad = eos: pool at the token *before the first pad id*."""
+    """What older transformers did, with the classic pad = eos: pool at the
+    token *before the first pad id*."""
     tokenizer = copy.deepcopy(tokenizer)
     tokenizer.pad_token = tokenizer.eos_token
 
     def rewards(column):
-        texts = [tokenizer.apply_chat_template(row["prompt"] + row[column], tokenize=False) for row in data]
+        texts = [
+            tokenizer.apply_chat_template(row["prompt"] + row[column], tokenize=False)
+            for row in data
+        ]
         batch = tokenizer(texts, padding=True, return_tensors="pt")
         hidden = model.base_model(**batch).last_hidden_state
-        before_first_pad = (batch["input_ids"] == tokenizer.pad_token_id).int().argmax(-1) - 1
-        return model.score(hidden)[torch.arange(len(texts)), before_first_pad].squeeze(-1)
+        before_first_pad = (batch["input_ids"] == tokenizer.pad_token_id).int().argmax(
+            -1
+        ) - 1
+        return model.score(hidden)[torch.arange(len(texts)), before_first_pad].squeeze(
+            -1
+        )
 
     with torch.no_grad():
         chosen, rejected = rewards("chosen"), rewards("rejected")
-    return (chosen > rejected).float().mean().item(), (chosen == rejected).float().mean().item()
+    return (chosen > rejected).float().mean().item(), (
+        chosen == rejected
+    ).float().mean().item()
 
 
 # --8<-- [end:symptom]
@@ -62,7 +80,8 @@ def score_pairs_old_pooling(model, tokenizer, data):
 
 # --8<-- [start:fix]
 def set_pad_id(model, tokenizer):
-    """Before you call a reward model yourself: tell it the id the tokenizer really pads with."""
+    """Before you call a reward model yourself: tell it the id
+    the tokenizer really pads with."""
     model.config.pad_token_id = tokenizer.pad_token_id
 
 
@@ -78,32 +97,48 @@ def check(seed: int = 0) -> str:
     set_seed(seed)
     tokenizer = AutoTokenizer.from_pretrained(MODEL)
     # Loaded with pad_token_id=None, as many checkpoints ship.
-    model = AutoModelForSequenceClassification.from_pretrained(MODEL, num_labels=1, pad_token_id=None)
+    model = AutoModelForSequenceClassification.from_pretrained(
+        MODEL, num_labels=1, pad_token_id=None
+    )
     before = model.config.pad_token_id
     args = RewardConfig(
         max_steps=12,
-        learning_rate=1e-3,  # sized so that 12 steps move the tiny test model; TRL's default is 1e-4
+        # sized so that 12 steps move the tiny test model; TRL's default is 1e-4
+        learning_rate=1e-3,
         per_device_train_batch_size=8,
         logging_steps=1,
         save_strategy="no",
         seed=seed,
         bf16=torch.cuda.is_available(),
     )
-    RewardTrainer(model=model, args=args, processing_class=tokenizer, train_dataset=pairs(96, seed)).train()
+    RewardTrainer(
+        model=model,
+        args=args,
+        processing_class=tokenizer,
+        train_dataset=pairs(96, seed),
+    ).train()
     model.eval()
     after = model.config.pad_token_id
-    assert before is None and after == tokenizer.pad_token_id, f"claim: RewardTrainer sets the pad id ({after})"
+    assert before is None and after == tokenizer.pad_token_id, (
+        f"claim: RewardTrainer sets the pad id ({after})"
+    )
 
     heldout = pairs(64, seed + 100)
-    model.config.pad_token_id = None  # e.g. a checkpoint whose config lost pad_token_id, scored in your own script
+    # e.g. a checkpoint whose config lost pad_token_id, scored in your own script
+    model.config.pad_token_id = None
     try:
         score_pairs(model, tokenizer, heldout)
         error = ""
     except ValueError as e:
         error = str(e)
-    assert "no padding token is defined" in error, f"claim: transformers 5 raises without a pad id, got {error!r}"
+    assert "no padding token is defined" in error, (
+        f"claim: transformers 5 raises without a pad id, got {error!r}"
+    )
     old_accuracy, ties = score_pairs_old_pooling(model, tokenizer, heldout)
-    assert ties == 1.0, f"claim: first-pad pooling with pad = eos scores the prompt only, so every pair ties ({ties})"
+    assert ties == 1.0, (
+        "claim: first-pad pooling with pad = eos scores the prompt "
+        f"only, so every pair ties ({ties})"
+    )
 
     set_pad_id(model, tokenizer)
     accuracy = score_pairs(model, tokenizer, heldout)
@@ -111,14 +146,18 @@ def check(seed: int = 0) -> str:
     pad_is_eos.pad_token = pad_is_eos.eos_token
     set_pad_id(model, pad_is_eos)
     accuracy_pad_is_eos = score_pairs(model, pad_is_eos, heldout)
-    assert accuracy >= 0.9, f"claim: with the right pad id the RM ranks held-out pairs, accuracy {accuracy:.2f}"
+    assert accuracy >= 0.9, (
+        "claim: with the right pad id the RM ranks held-out "
+        f"pairs, accuracy {accuracy:.2f}"
+    )
     assert accuracy_pad_is_eos >= 0.9, (
-        f"claim: transformers 5 pools the last non-pad token, so pad = eos is safe ({accuracy_pad_is_eos:.2f})"
+        "claim: transformers 5 pools the last non-pad token, so pad = eos is "
+        f"safe ({accuracy_pad_is_eos:.2f})"
     )
     return (
-        f"RewardTrainer set pad_token_id {before} -> {after}; pad None -> ValueError; first-pad pooling with "
-        f"pad=eos: accuracy {old_accuracy:.2f}, all ties; current pooling: {accuracy:.2f} (pad=eos: "
-        f"{accuracy_pad_is_eos:.2f})"
+        f"RewardTrainer set pad_token_id {before} -> {after}; pad None -> ValueError; "
+        f"first-pad pooling with pad=eos: accuracy {old_accuracy:.2f}, all ties; "
+        f"current pooling: {accuracy:.2f} (pad=eos: {accuracy_pad_is_eos:.2f})"
     )
 
 

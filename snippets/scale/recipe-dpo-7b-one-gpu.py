@@ -1,7 +1,9 @@
-"""DPO of a 7B model with LoRA on one GPU: the recipe as a TRL config, one step of it on the tiny model, and a 7B
-memory estimate built from bytes per parameter measured on the live trainer (no reference copy anywhere).
+"""DPO of a 7B model with LoRA on one GPU: the recipe as a TRL config, one step of it on
+the tiny model, and a 7B memory estimate built from bytes per parameter measured on
+the live trainer (no reference copy anywhere).
 
-Page: docs/scale/recipe-dpo-7b-one-gpu.md (中文: docs/scale/recipe-dpo-7b-one-gpu.zh.md)
+Page: docs/scale/recipe-dpo-7b-one-gpu.md
+中文: docs/scale/recipe-dpo-7b-one-gpu.zh.md
 """
 
 # --8<-- [start:fix]
@@ -10,14 +12,20 @@ from peft import LoraConfig  # pip install "trl[peft]"
 
 DPO_7B_ONE_GPU = dict(  # DPOConfig(**DPO_7B_ONE_GPU, ...)
     beta=0.1,  # DPOConfig's default
-    learning_rate=5e-6,  # a LoRA rate; DPOConfig's own default (1e-6) is meant for full fine-tuning
+    # a LoRA rate; DPOConfig's own default (1e-6) is meant for full fine-tuning
+    learning_rate=5e-6,
     max_length=1024,  # prompt + completion (max_prompt_length no longer exists)
-    model_init_kwargs={"dtype": "bfloat16"},  # store the frozen base in bf16: TRL loads a model id in float32
-    bf16=torch.cuda.is_available(),  # bf16 autocast for the compute; it does not change how weights are stored
+    # store the frozen base in bf16: TRL loads a model id in float32
+    model_init_kwargs={"dtype": "bfloat16"},
+    # bf16 autocast for the compute; it does not change how weights are stored
+    bf16=torch.cuda.is_available(),
 )  # gradient checkpointing: on by default in DPOConfig
-LORA_R16 = LoraConfig(r=16, lora_alpha=32, target_modules="all-linear", task_type="CAUSAL_LM")
+LORA_R16 = LoraConfig(
+    r=16, lora_alpha=32, target_modules="all-linear", task_type="CAUSAL_LM"
+)
+# reference = the base with the adapter off:
 # DPOTrainer(model="Qwen/Qwen2.5-7B-Instruct", ref_model=None, peft_config=LORA_R16,
-#            args=DPOConfig(**DPO_7B_ONE_GPU), train_dataset=...)  # reference = the base with the adapter off
+#            args=DPOConfig(**DPO_7B_ONE_GPU), train_dataset=...)
 # --8<-- [end:fix]
 
 
@@ -31,12 +39,19 @@ import tempfile
 
 from datasets import Dataset
 from peft import get_peft_model
-from transformers import AutoModelForCausalLM, AutoTokenizer, Qwen2Config, TrainerCallback, set_seed
+from transformers import (
+    AutoModelForCausalLM,
+    AutoTokenizer,
+    Qwen2Config,
+    TrainerCallback,
+    set_seed,
+)
 from trl import DPOConfig, DPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
-# The shape of Qwen/Qwen2.5-7B-Instruct's config.json (AutoConfig.from_pretrained gives the same numbers)
+# The shape of Qwen/Qwen2.5-7B-Instruct's config.json
+# (AutoConfig.from_pretrained gives the same numbers)
 QWEN25_7B = Qwen2Config(
     hidden_size=3584,
     intermediate_size=18944,
@@ -47,18 +62,25 @@ QWEN25_7B = Qwen2Config(
     tie_word_embeddings=False,
 )
 PAIRS = [
-    {"prompt": "What is the capital of France?", "chosen": " Paris.", "rejected": " I do not know."},
+    {
+        "prompt": "What is the capital of France?",
+        "chosen": " Paris.",
+        "rejected": " I do not know.",
+    },
     {"prompt": "Two plus two equals", "chosen": " four.", "rejected": " nine maybe."},
 ]
 
 
 class ByteLedger(TrainerCallback):
-    """Bytes held per parameter, frozen vs trainable, read right after the first optimizer step (grads still set)."""
+    """Bytes held per parameter, frozen vs trainable, read right after the first
+    optimizer step (grads still set)."""
 
     def __init__(self):
         self.held = {}
 
-    def on_optimizer_step(self, args, state, control, model=None, optimizer=None, **kwargs):
+    def on_optimizer_step(
+        self, args, state, control, model=None, optimizer=None, **kwargs
+    ):
         if self.held:
             return
         for kind in ("frozen", "trainable"):
@@ -69,7 +91,11 @@ class ByteLedger(TrainerCallback):
             row["weights"] += p.nbytes
             row["grads"] += 0 if p.grad is None else p.grad.nbytes
             # exp_avg and exp_avg_sq; the 0-dim "step" counter per tensor is left out
-            row["adam"] += sum(t.nbytes for t in optimizer.state.get(p, {}).values() if torch.is_tensor(t) and t.dim())
+            row["adam"] += sum(
+                t.nbytes
+                for t in optimizer.state.get(p, {}).values()
+                if torch.is_tensor(t) and t.dim()
+            )
 
     def per_param(self, kind):
         row = self.held[kind]
@@ -77,10 +103,12 @@ class ByteLedger(TrainerCallback):
 
 
 def one_step(seed, checkpoint, **recipe):
-    """One optimizer step of the recipe's shape on a small model, lengths scaled down."""
+    """One optimizer step of the recipe's shape on a
+    small model, lengths scaled down."""
     set_seed(seed)
     args = DPOConfig(
-        **dict(recipe, max_length=32),  # tiny lengths: only the shape of the recipe is being run
+        # tiny lengths: only the shape of the recipe is being run
+        **dict(recipe, max_length=32),
         per_device_train_batch_size=2,
         max_steps=1,
         logging_steps=1,
@@ -88,7 +116,8 @@ def one_step(seed, checkpoint, **recipe):
         seed=seed,
     )
     ledger = ByteLedger()
-    lora = copy.deepcopy(LORA_R16)  # get_peft_model rewrites target_modules to this model's module names
+    # get_peft_model rewrites target_modules to this model's module names
+    lora = copy.deepcopy(LORA_R16)
     trainer = DPOTrainer(
         model=checkpoint,
         ref_model=None,
@@ -103,55 +132,87 @@ def one_step(seed, checkpoint, **recipe):
 
 @functools.cache
 def count_7b():
-    """Frozen and trainable parameter counts of the 7B with LORA_R16, built on the meta device (no memory used)."""
+    """Frozen and trainable parameter counts of the 7B with LORA_R16, built on
+    the meta device (no memory used)."""
     with torch.device("meta"):
-        model = get_peft_model(AutoModelForCausalLM.from_config(QWEN25_7B), copy.deepcopy(LORA_R16))
+        model = get_peft_model(
+            AutoModelForCausalLM.from_config(QWEN25_7B), copy.deepcopy(LORA_R16)
+        )
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
     return sum(p.numel() for p in model.parameters()) - trainable, trainable
 
 
 def check(seed: int = 0) -> str:
-    assert "ref_model" in inspect.signature(DPOTrainer.__init__).parameters, "claim: ref_model is a DPOTrainer argument"
-    default_config = DPOConfig(bf16=torch.cuda.is_available())  # what you get without the recipe
-    defaults = {k: getattr(default_config, k) for k in ("beta", "gradient_checkpointing")}
-    assert defaults == {"beta": 0.1, "gradient_checkpointing": True}, f"claim: DPOConfig's defaults: {defaults}"
+    assert "ref_model" in inspect.signature(DPOTrainer.__init__).parameters, (
+        "claim: ref_model is a DPOTrainer argument"
+    )
+    # what you get without the recipe
+    default_config = DPOConfig(bf16=torch.cuda.is_available())
+    defaults = {
+        k: getattr(default_config, k) for k in ("beta", "gradient_checkpointing")
+    }
+    assert defaults == {"beta": 0.1, "gradient_checkpointing": True}, (
+        f"claim: DPOConfig's defaults: {defaults}"
+    )
     try:
         DPOConfig(max_prompt_length=16)
         stale = None
     except TypeError as e:
         stale = str(e)
-    assert stale and "max_prompt_length" in stale, f"claim: DPOConfig(max_prompt_length=...) raises TypeError: {stale}"
+    assert stale and "max_prompt_length" in stale, (
+        f"claim: DPOConfig(max_prompt_length=...) raises TypeError: {stale}"
+    )
 
-    with tempfile.TemporaryDirectory() as checkpoint:  # a bf16 checkpoint, like every 7B on the Hub
-        AutoModelForCausalLM.from_pretrained(MODEL, dtype=torch.bfloat16).save_pretrained(checkpoint)
+    # a bf16 checkpoint, like every 7B on the Hub
+    with tempfile.TemporaryDirectory() as checkpoint:
+        AutoModelForCausalLM.from_pretrained(
+            MODEL, dtype=torch.bfloat16
+        ).save_pretrained(checkpoint)
         AutoTokenizer.from_pretrained(MODEL).save_pretrained(checkpoint)
         plain = {k: v for k, v in DPO_7B_ONE_GPU.items() if k != "model_init_kwargs"}
         symptom, symptom_ledger = one_step(seed, checkpoint, **plain)
         trainer, ledger = one_step(seed, checkpoint, **DPO_7B_ONE_GPU)
 
     for t in (symptom, trainer):
-        assert t.ref_model is None, "claim: with a PEFT model and ref_model=None no reference copy is loaded"
+        assert t.ref_model is None, (
+            "claim: with a PEFT model and ref_model=None no reference copy is loaded"
+        )
         loss = t.state.log_history[0]["loss"]
-        assert t.state.global_step == 1 and abs(loss - math.log(2)) < 4e-3, (  # 4e-3: bf16 rounding of ln 2
-            f"claim: the reference is the base with the adapter off, so step 1 starts at ln 2: {loss}"
+        # 4e-3: bf16 rounding of ln 2
+        assert t.state.global_step == 1 and abs(loss - math.log(2)) < 4e-3, (
+            "claim: the reference is the base with the adapter off, "
+            f"so step 1 starts at ln 2: {loss}"
         )
     assert symptom_ledger.per_param("frozen")["weights"] == 4.0, (
-        "claim: without model_init_kwargs TRL stores a bf16 checkpoint's frozen weights in float32 (4 B/param)"
+        "claim: without model_init_kwargs TRL stores a bf16 checkpoint's frozen "
+        "weights in float32 (4 B/param)"
     )
     frozen, lora = ledger.per_param("frozen"), ledger.per_param("trainable")
-    assert frozen == {"weights": 2.0, "grads": 0.0, "adam": 0.0}, f"claim: frozen bf16 base = 2 B/param: {frozen}"
-    assert lora == {"weights": 4.0, "grads": 4.0, "adam": 8.0}, f"claim: LoRA = fp32 weight+grad+2 moments: {lora}"
-    assert symptom_ledger.per_param("trainable") == lora, "claim: the dtype setting changes only the frozen part"
+    assert frozen == {"weights": 2.0, "grads": 0.0, "adam": 0.0}, (
+        f"claim: frozen bf16 base = 2 B/param: {frozen}"
+    )
+    assert lora == {"weights": 4.0, "grads": 4.0, "adam": 8.0}, (
+        f"claim: LoRA = fp32 weight+grad+2 moments: {lora}"
+    )
+    assert symptom_ledger.per_param("trainable") == lora, (
+        "claim: the dtype setting changes only the frozen part"
+    )
 
-    frozen_b, lora_b = sum(frozen.values()), sum(lora.values())  # 2 and 16, measured above
+    # 2 and 16, measured above
+    frozen_b, lora_b = sum(frozen.values()), sum(lora.values())
     n_frozen, n_lora = count_7b()
     fix_gb = (n_frozen * frozen_b + n_lora * lora_b) / 1e9
-    symptom_gb = (n_frozen * sum(symptom_ledger.per_param("frozen").values()) + n_lora * lora_b) / 1e9
-    full_ref_gb = n_frozen * frozen_b / 1e9  # what a separate bf16 reference copy of the base would add
+    symptom_gb = (
+        n_frozen * sum(symptom_ledger.per_param("frozen").values()) + n_lora * lora_b
+    ) / 1e9
+    # what a separate bf16 reference copy of the base would add
+    full_ref_gb = n_frozen * frozen_b / 1e9
     return (
-        f"measured: reference copy none, frozen {frozen_b:.0f} B/param (float32 default: 4), LoRA {lora_b:.0f} "
-        f"B/param (4 weight + 4 grad + 8 Adam); 7B: {fix_gb:.1f} GB with dtype=bfloat16, {symptom_gb:.1f} GB "
-        f"without (a separate bf16 reference would add {full_ref_gb:.1f} GB), before activations and CUDA context"
+        f"measured: reference copy none, frozen {frozen_b:.0f} B/param "
+        f"(float32 default: 4), LoRA {lora_b:.0f} B/param (4 weight + 4 grad + "
+        f"8 Adam); 7B: {fix_gb:.1f} GB with dtype=bfloat16, {symptom_gb:.1f} "
+        f"GB without (a separate bf16 reference would add {full_ref_gb:.1f} "
+        "GB), before activations and CUDA context"
     )
 
 

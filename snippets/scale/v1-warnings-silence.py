@@ -10,38 +10,53 @@ import sys
 
 
 def fresh_process_warnings(code, **env):
-    """The warning lines a fresh Python, with default warning filters, prints for `code`."""
-    environment = {k: v for k, v in os.environ.items() if k != "TRL_EXPERIMENTAL_SILENCE"}
+    """The warning lines a fresh Python, with default
+    warning filters, prints for `code`."""
+    environment = {
+        k: v for k, v in os.environ.items() if k != "TRL_EXPERIMENTAL_SILENCE"
+    }
     environment |= {"PYTHONWARNINGS": "default", **env}
-    run = subprocess.run([sys.executable, "-c", code], env=environment, capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-c", code], env=environment, capture_output=True, text=True
+    )
     return [line for line in run.stderr.splitlines() if "Warning:" in line]
 
 
-print(fresh_process_warnings("import trl.experimental"))  # TRLExperimentalWarning: You are importing from ...
+# TRLExperimentalWarning: You are importing from ...
+print(fresh_process_warnings("import trl.experimental"))
 # --8<-- [end:symptom]
 
 
 # --8<-- [start:fix]
 import warnings
 
-os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"  # before TRL is imported; exactly "1" (see Why)
+# before TRL is imported; exactly "1" (see Why)
+os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"
 
 from trl.import_utils import TRLExperimentalWarning  # noqa: E402
 
-warnings.filterwarnings("ignore", category=TRLExperimentalWarning)  # the same for the import notice, from Python
+# the same for the import notice, from Python
+warnings.filterwarnings("ignore", category=TRLExperimentalWarning)
 
-# transformers >= 5.23 renamed gradient_checkpointing to activation_checkpointing and warns about the old name, which
-# TRL's configs set by default. Older transformers has only the old name (activation_checkpointing=... is a TypeError).
+# transformers >= 5.23 renamed gradient_checkpointing to activation_checkpointing and
+# warns about the old name, which TRL's configs set by default. Older transformers has
+# only the old name (activation_checkpointing=... is a TypeError).
 import dataclasses  # noqa: E402
 
 import torch  # noqa: E402
 from transformers import TrainingArguments  # noqa: E402
 from trl import SFTConfig  # noqa: E402
 
-if "activation_checkpointing" in {f.name for f in dataclasses.fields(TrainingArguments)}:
-    sft_config = SFTConfig(activation_checkpointing=True, bf16=torch.cuda.is_available())  # on, and no warning
+if "activation_checkpointing" in {
+    f.name for f in dataclasses.fields(TrainingArguments)
+}:
+    # on, and no warning
+    sft_config = SFTConfig(
+        activation_checkpointing=True, bf16=torch.cuda.is_available()
+    )
 else:
-    sft_config = SFTConfig(gradient_checkpointing=True, bf16=torch.cuda.is_available())  # nothing to warn about
+    # nothing to warn about
+    sft_config = SFTConfig(gradient_checkpointing=True, bf16=torch.cuda.is_available())
 # --8<-- [end:fix]
 
 
@@ -55,7 +70,8 @@ MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
 
 def import_notice(value):
-    """Re-run trl.experimental's import-time check with TRL_EXPERIMENTAL_SILENCE=value (None: unset)."""
+    """Re-run trl.experimental's import-time check with
+    TRL_EXPERIMENTAL_SILENCE=value (None: unset)."""
     import trl.experimental
 
     os.environ.pop("TRL_EXPERIMENTAL_SILENCE", None)
@@ -68,7 +84,8 @@ def import_notice(value):
 
 
 def rollout_func_notice(value):
-    """Warnings GRPOTrainer emits for an experimental rollout_func with TRL_EXPERIMENTAL_SILENCE=value."""
+    """Warnings GRPOTrainer emits for an experimental rollout_func with
+    TRL_EXPERIMENTAL_SILENCE=value."""
     os.environ["TRL_EXPERIMENTAL_SILENCE"] = value
     args = GRPOConfig(
         num_generations=2,
@@ -94,17 +111,30 @@ def rollout_func_notice(value):
 
 
 def check(seed: int = 0) -> str:
-    # Stable trainers import trl.experimental themselves, with the notice suppressed: later imports print nothing.
-    assert "trl.experimental" in sys.modules, "claim: importing stable TRL trainers loads trl.experimental quietly"
+    # Stable trainers import trl.experimental themselves, with the notice
+    # suppressed: later imports print nothing.
+    assert "trl.experimental" in sys.modules, (
+        "claim: importing stable TRL trainers loads trl.experimental quietly"
+    )
 
     first = fresh_process_warnings("import trl.experimental")
-    assert any("TRLExperimentalWarning" in line for line in first), f"claim: a first import warns, got {first}"
-    silenced = fresh_process_warnings("import trl.experimental", TRL_EXPERIMENTAL_SILENCE="1")
-    assert not silenced, f"claim: TRL_EXPERIMENTAL_SILENCE=1 silences the import notice, got {silenced}"
+    assert any("TRLExperimentalWarning" in line for line in first), (
+        f"claim: a first import warns, got {first}"
+    )
+    silenced = fresh_process_warnings(
+        "import trl.experimental", TRL_EXPERIMENTAL_SILENCE="1"
+    )
+    assert not silenced, (
+        f"claim: TRL_EXPERIMENTAL_SILENCE=1 silences the import notice, got {silenced}"
+    )
 
-    assert import_notice(None), "claim: with the variable unset, (re-)importing trl.experimental warns"
+    assert import_notice(None), (
+        "claim: with the variable unset, (re-)importing trl.experimental warns"
+    )
     assert not import_notice("1"), "claim: '1' silences the import notice"
-    assert not import_notice("0"), "claim: any non-empty value, even '0', silences the import notice"
+    assert not import_notice("0"), (
+        "claim: any non-empty value, even '0', silences the import notice"
+    )
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", category=TRLExperimentalWarning)
         os.environ.pop("TRL_EXPERIMENTAL_SILENCE", None)
@@ -112,30 +142,50 @@ def check(seed: int = 0) -> str:
             importlib.reload(importlib.import_module("trl.experimental"))
     assert not caught, "claim: a category filter silences the import notice too"
 
-    assert rollout_func_notice("true"), "claim: the rollout_func notice ignores values other than '1'"
-    assert not rollout_func_notice("1"), "claim: TRL_EXPERIMENTAL_SILENCE=1 silences the rollout_func notice"
+    assert rollout_func_notice("true"), (
+        "claim: the rollout_func notice ignores values other than '1'"
+    )
+    assert not rollout_func_notice("1"), (
+        "claim: TRL_EXPERIMENTAL_SILENCE=1 silences the rollout_func notice"
+    )
 
     assert sft_config.gradient_checkpointing, "claim: the Fix keeps checkpointing on"
     fields = {f.name for f in dataclasses.fields(TrainingArguments)}
-    if "activation_checkpointing" in fields:  # transformers >= 5.23, where the old name warns
+    # transformers >= 5.23, where the old name warns
+    if "activation_checkpointing" in fields:
         with warnings.catch_warnings(record=True) as default_run:
             warnings.simplefilter("always")
             default = SFTConfig(bf16=torch.cuda.is_available())
         with warnings.catch_warnings(record=True) as fixed_run:
             warnings.simplefilter("always")
-            fixed = SFTConfig(activation_checkpointing=True, bf16=torch.cuda.is_available())  # the Fix's line
-        assert any("gradient_checkpointing" in str(w.message) for w in default_run), "claim: TRL's default warns"
-        assert not any("checkpointing" in str(w.message) for w in fixed_run), "claim: the new name does not"
-        assert default.gradient_checkpointing and fixed.activation_checkpointing, "claim: checkpointing stays on"
+            # the Fix's line
+            fixed = SFTConfig(
+                activation_checkpointing=True, bf16=torch.cuda.is_available()
+            )
+        assert any("gradient_checkpointing" in str(w.message) for w in default_run), (
+            "claim: TRL's default warns"
+        )
+        assert not any("checkpointing" in str(w.message) for w in fixed_run), (
+            "claim: the new name does not"
+        )
+        assert default.gradient_checkpointing and fixed.activation_checkpointing, (
+            "claim: checkpointing stays on"
+        )
     else:  # older transformers: the new name does not exist, so the Fix must not use it
         try:
             SFTConfig(activation_checkpointing=True, bf16=torch.cuda.is_available())
             unknown = False
         except TypeError:
             unknown = True
-        assert unknown, "claim: before transformers 5.23, activation_checkpointing is an unexpected keyword"
+        assert unknown, (
+            "claim: before transformers 5.23, "
+            "activation_checkpointing is an unexpected keyword"
+        )
     os.environ["TRL_EXPERIMENTAL_SILENCE"] = "1"  # back to the Fix setting
-    return "import notice: unset warns, '1' and '0' silence; rollout_func notice: 'true' warns, '1' silences"
+    return (
+        "import notice: unset warns, '1' and '0' silence; rollout_func "
+        "notice: 'true' warns, '1' silences"
+    )
 
 
 SEEDS = (0,)  # warnings do not depend on the seed: one run is enough

@@ -1,7 +1,8 @@
-"""Does the logged SFT loss scale with gradient_accumulation_steps in TRL? Not with TRL's loss; yes with a
-custom compute_loss that takes a per-micro-batch mean.
+"""Does the logged SFT loss scale with gradient_accumulation_steps in TRL? Not with
+TRL's loss; yes with a custom compute_loss that takes a per-micro-batch mean.
 
-Page: docs/sft/loss-vs-grad-accum.md (中文: docs/sft/loss-vs-grad-accum.zh.md)
+Page: docs/sft/loss-vs-grad-accum.md
+中文: docs/sft/loss-vs-grad-accum.zh.md
 """
 
 # --8<-- [start:symptom]
@@ -10,12 +11,19 @@ from trl import SFTTrainer
 
 
 class MicroBatchMeanSFTTrainer(SFTTrainer):
-    """A custom loss that averages over each micro-batch and ignores num_items_in_batch."""
+    """A custom loss that averages over each micro-batch
+    and ignores num_items_in_batch."""
 
-    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-        logits = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"]).logits
+    def compute_loss(
+        self, model, inputs, return_outputs=False, num_items_in_batch=None
+    ):
+        logits = model(
+            input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"]
+        ).logits
         labels = inputs["labels"][:, 1:]
-        return F.cross_entropy(logits[:, :-1].flatten(0, 1), labels.flatten(), ignore_index=-100)
+        return F.cross_entropy(
+            logits[:, :-1].flatten(0, 1), labels.flatten(), ignore_index=-100
+        )
 
 
 # --8<-- [end:symptom]
@@ -23,12 +31,22 @@ class MicroBatchMeanSFTTrainer(SFTTrainer):
 
 # --8<-- [start:fix]
 class TokenMeanSFTTrainer(SFTTrainer):
-    """The same loss, summed over tokens and divided by the labelled tokens of the whole accumulated batch."""
+    """The same loss, summed over tokens and divided by the labelled tokens
+    of the whole accumulated batch."""
 
-    def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-        logits = model(input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"]).logits
+    def compute_loss(
+        self, model, inputs, return_outputs=False, num_items_in_batch=None
+    ):
+        logits = model(
+            input_ids=inputs["input_ids"], attention_mask=inputs["attention_mask"]
+        ).logits
         labels = inputs["labels"][:, 1:]
-        loss = F.cross_entropy(logits[:, :-1].flatten(0, 1), labels.flatten(), ignore_index=-100, reduction="sum")
+        loss = F.cross_entropy(
+            logits[:, :-1].flatten(0, 1),
+            labels.flatten(),
+            ignore_index=-100,
+            reduction="sum",
+        )
         return loss / num_items_in_batch
 
 
@@ -45,7 +63,8 @@ from trl import SFTConfig
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
-TEXTS = [  # different lengths on purpose: how tokens are split across micro-batches matters
+# different lengths on purpose: how tokens are split across micro-batches matters
+TEXTS = [
     "The quick brown fox jumps over the lazy dog.",
     "Two plus two equals four.",
     "Answer yes or no. Yes.",
@@ -72,19 +91,35 @@ def first_loss(trainer_cls, batch_size, grad_accum, seed):
 
 
 def check(seed: int = 0) -> str:
-    reference = first_loss(SFTTrainer, batch_size=4, grad_accum=1, seed=seed)  # one batch of 4
-    trl_ga = first_loss(SFTTrainer, batch_size=1, grad_accum=4, seed=seed)  # 4 micro-batches of 1
-    mean_ga = first_loss(MicroBatchMeanSFTTrainer, batch_size=1, grad_accum=4, seed=seed)
+    # one batch of 4
+    reference = first_loss(SFTTrainer, batch_size=4, grad_accum=1, seed=seed)
+    # 4 micro-batches of 1
+    trl_ga = first_loss(SFTTrainer, batch_size=1, grad_accum=4, seed=seed)
+    mean_ga = first_loss(
+        MicroBatchMeanSFTTrainer, batch_size=1, grad_accum=4, seed=seed
+    )
     fixed_ga = first_loss(TokenMeanSFTTrainer, batch_size=1, grad_accum=4, seed=seed)
 
-    trl_ratio, mean_ratio, fixed_ratio = trl_ga / reference, mean_ga / reference, fixed_ga / reference
-    assert abs(trl_ratio - 1) < 1e-2, f"claim: TRL's own loss logs the same with GA=4 as GA=1, ratio {trl_ratio:.4f}"
-    assert mean_ratio > 2, f"claim: a per-micro-batch mean loss logs about GA times higher, ratio {mean_ratio:.3f}"
-    assert abs(fixed_ratio - 1) < 1e-2, f"claim: dividing by num_items_in_batch removes the scaling, {fixed_ratio:.4f}"
+    trl_ratio, mean_ratio, fixed_ratio = (
+        trl_ga / reference,
+        mean_ga / reference,
+        fixed_ga / reference,
+    )
+    assert abs(trl_ratio - 1) < 1e-2, (
+        f"claim: TRL's own loss logs the same with GA=4 as GA=1, ratio {trl_ratio:.4f}"
+    )
+    assert mean_ratio > 2, (
+        "claim: a per-micro-batch mean loss logs about GA times "
+        f"higher, ratio {mean_ratio:.3f}"
+    )
+    assert abs(fixed_ratio - 1) < 1e-2, (
+        f"claim: dividing by num_items_in_batch removes the scaling, {fixed_ratio:.4f}"
+    )
     return (
-        f"GA=1×bs4 logs {reference:.4f}; GA=4×bs1: TRL loss {trl_ga:.4f} (ratio {trl_ratio:.4f}), "
-        f"per-micro-batch mean {mean_ga:.4f} (ratio {mean_ratio:.3f}), "
-        f"/ num_items_in_batch {fixed_ga:.4f} (ratio {fixed_ratio:.4f})"
+        f"GA=1×bs4 logs {reference:.4f}; GA=4×bs1: TRL loss "
+        f"{trl_ga:.4f} (ratio {trl_ratio:.4f}), per-micro-batch mean "
+        f"{mean_ga:.4f} (ratio {mean_ratio:.3f}), / num_items_in_batch "
+        f"{fixed_ga:.4f} (ratio {fixed_ratio:.4f})"
     )
 
 
