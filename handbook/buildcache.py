@@ -1,0 +1,107 @@
+"""What the site build can keep between builds: results remembered by the exact content they were made from.
+
+A ``Store`` keeps one kind of result under ``.cache/<name>/`` (gitignored), one JSON file per result, named by the
+SHA-256 of everything the result depends on: the input itself (a page's HTML, a text), never a file's name or
+date, plus the store's ``version`` (the versions of the code that computes it). A changed input is a new key, so a
+cache can be missing or old but never wrong: at worst the result is computed again. Results are also kept in
+memory, so ``mkdocs serve`` reuses them across rebuilds. A file that cannot be read or parsed counts as missing.
+
+Used by the hooks (``hooks/speed.py``, ``hooks/search.py``); the run charts have their own cache
+(``handbook/charts.py``) and the notebooks mkdocs-jupyter's.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pathlib
+import tempfile
+from collections.abc import Callable
+from typing import Any
+
+from handbook import pages
+
+CACHE = pages.ROOT / ".cache"
+
+
+def digest(*parts: Any) -> str:
+    """The SHA-256 of ``parts`` as canonical JSON (keys sorted; a value JSON cannot hold counts by its repr)."""
+    text = json.dumps(parts, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=repr)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class Store:
+    """Results of one kind, by the digest of their inputs; ``hits`` and ``misses`` count this process's look-ups."""
+
+    def __init__(self, name: str, version: Any, folder: pathlib.Path | None = None):
+        self.folder = (folder or CACHE) / name
+        self.version = version
+        self.memory: dict[str, Any] = {}
+        self.used: set[str] = set()
+        self.hits = self.misses = 0
+
+    def get(self, inputs: Any, compute: Callable[[], Any]) -> Any:
+        """The result for ``inputs`` (anything JSON can hold), computed by ``compute()`` when not kept yet. The
+        result must survive a JSON round trip unchanged (dicts, lists, text, numbers): what is computed and what
+        is read back are then the same."""
+        key = digest(self.version, inputs)
+        self.used.add(key)
+        if key in self.memory:
+            self.hits += 1
+            return json.loads(self.memory[key])
+        path = self.folder / f"{key}.json"
+        try:
+            text = path.read_text(encoding="utf-8")
+            value = json.loads(text)
+            self.hits += 1
+        except (OSError, ValueError):
+            self.misses += 1
+            value = compute()
+            text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+            self._write(path, text)
+            value = json.loads(text)  # what a later build reads back, exactly
+        self.memory[key] = text
+        return value
+
+    def _write(self, path: pathlib.Path, text: str) -> None:
+        """Written whole or not at all (another build may read the folder at the same moment)."""
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=self.folder, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(text)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only checkout builds without the cache
+
+    def prune(self) -> int:
+        """Remove the kept results this process did not use since the last prune; how many. Call it only after a
+        complete build (every page looked up), or results still wanted are removed (and then computed again)."""
+        removed = 0
+        for path in self.folder.glob("*.json") if self.folder.is_dir() else ():
+            if path.stem not in self.used:
+                path.unlink(missing_ok=True)
+                removed += 1
+        self.memory = {k: v for k, v in self.memory.items() if k in self.used}
+        self.used = set()
+        return removed
+
+
+def toc_outline(toc) -> list:
+    """A table of contents (MkDocs ``AnchorLink`` items, nested) as ``[id, url, title, children]`` lists."""
+    return [[item.id, item.url, item.title, toc_outline(item.children)] for item in toc or ()]
+
+
+def search_inputs(page, search_config: dict) -> list:
+    """Everything Material's search plugin reads to index ``page`` (``SearchIndex.add_entry_from_context``): the
+    page's HTML, URL, title and table of contents, the front-matter fields it uses, and the jieba dictionaries."""
+    meta = page.meta or {}
+    return [
+        page.content,
+        page.url,
+        page.title,
+        toc_outline(page.toc),
+        {k: meta.get(k) for k in ("title", "tags", "search")},
+        {k: search_config.get(k) for k in ("jieba_dict", "jieba_dict_user")},
+    ]

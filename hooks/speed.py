@@ -1,0 +1,91 @@
+"""MkDocs hook: a build recomputes only what changed (the caches are plain functions in handbook/buildcache.py).
+
+- Material's search plugin parses every page's HTML and cuts its Chinese text into words (jieba): a quarter of the
+  build. A page's search entries are kept in ``.cache/search-entries`` by everything the plugin reads: the page's
+  HTML, URL, table of contents and the front-matter fields it uses, with the plugin's and jieba's versions.
+- mkdocs-jupyter keeps converted notebooks in ``.cache/mkdocs-jupyter`` and, after each build, deletes those that
+  build did not use. mkdocs-static-i18n builds each language on its own, so each language deleted the other's and
+  every build converted every notebook again: here its deleting waits until the last language is built.
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+from material.plugins.search import plugin as material_search
+from mkdocs.plugins import event_priority
+
+from handbook import buildcache
+
+SEARCH_ENTRIES = buildcache.Store(
+    "search-entries",
+    # the plugin's own code (any upgrade or patch of it) and jieba's version (its dictionary) make the entries
+    [
+        buildcache.digest(pathlib.Path(material_search.__file__).read_text(encoding="utf-8")),
+        getattr(material_search.jieba, "__version__", None),
+    ],
+)
+_dirty = False
+
+
+def on_startup(command, dirty, **kwargs):
+    global _dirty
+    _dirty = dirty  # a --dirty build looks up only the changed pages: it must not prune what the others need
+
+
+def _building_a_language(config) -> bool:
+    i18n = config.plugins.get("i18n")
+    return i18n is not None and getattr(i18n, "building", False)
+
+
+@event_priority(-100)  # after Material's search plugin (on_config) and mkdocs-jupyter (on_pre_build) set up this build
+def on_pre_build(config, **kwargs):
+    for plugin in config.plugins.values():
+        index = getattr(plugin, "search_index", None)
+        if index is not None and hasattr(index, "add_entry_from_context") and hasattr(index, "entries"):
+            index.add_entry_from_context = _cached_entries(index, index.add_entry_from_context)
+        if hasattr(plugin, "_used_cache_paths") and not isinstance(plugin._used_cache_paths, _KeptUntilLastLanguage):
+            plugin._used_cache_paths = _KeptUntilLastLanguage()
+
+
+def _cached_entries(index, add):
+    def add_cached(page):
+        def compute():
+            n = len(index.entries)
+            add(page)
+            new = index.entries[n:]
+            del index.entries[n:]
+            return new
+
+        inputs = buildcache.search_inputs(page, index.config)
+        index.entries.extend(SEARCH_ENTRIES.get(inputs, compute))
+
+    return add_cached
+
+
+class _KeptUntilLastLanguage(set):
+    """mkdocs-jupyter's record of the cache files this build used, which holds every file until the last
+    language is built; then on_post_build deletes the files no language used."""
+
+    used: set = set()
+
+    def add(self, item):
+        type(self).used.add(pathlib.Path(item).resolve())
+
+    def __contains__(self, item):
+        return True
+
+
+@event_priority(-300)  # after every language is built (mkdocs-static-i18n: -100) and after the other hooks
+def on_post_build(config, **kwargs):
+    if _building_a_language(config):
+        return
+    if not _dirty:
+        SEARCH_ENTRIES.prune()
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is not None and jupyter.config.get("cache") and _KeptUntilLastLanguage.used and not _dirty:
+        folder = pathlib.Path(jupyter.config["cache_dir"])
+        for path in folder.glob("*.json") if folder.is_dir() else ():
+            if path.resolve() not in _KeptUntilLastLanguage.used:
+                path.unlink(missing_ok=True)
+    _KeptUntilLastLanguage.used = set()
