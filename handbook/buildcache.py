@@ -13,6 +13,7 @@ Used by the hooks (``hooks/speed.py``, ``hooks/search.py``); the run charts have
 from __future__ import annotations
 
 import hashlib
+import inspect
 import json
 import os
 import pathlib
@@ -31,10 +32,19 @@ def digest(*parts: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+def code_version(*code: Any) -> str:
+    """A store's version from the code that computes its results: the source of each function or module given
+    (a change to it is a new version), or the text given (a package's version)."""
+    return digest([c if isinstance(c, str) else inspect.getsource(c) for c in code])
+
+
 class Store:
     """Results of one kind, by the digest of their inputs; ``hits`` and ``misses`` count this process's look-ups."""
 
+    every: list[Store] = []
+
     def __init__(self, name: str, version: Any, folder: pathlib.Path | None = None):
+        Store.every.append(self)
         self.folder = (folder or CACHE) / name
         self.version = version
         self.memory: dict[str, Any] = {}
@@ -86,6 +96,11 @@ class Store:
         self.memory = {k: v for k, v in self.memory.items() if k in self.used}
         self.used = set()
         return removed
+
+
+def prune_all() -> int:
+    """``prune`` every store looked up since the last prune (after a complete build)."""
+    return sum(store.prune() for store in Store.every if store.used)
 
 
 def toc_outline(toc) -> list:

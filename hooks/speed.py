@@ -20,10 +20,7 @@ from handbook import buildcache
 SEARCH_ENTRIES = buildcache.Store(
     "search-entries",
     # the plugin's own code (any upgrade or patch of it) and jieba's version (its dictionary) make the entries
-    [
-        buildcache.digest(pathlib.Path(material_search.__file__).read_text(encoding="utf-8")),
-        getattr(material_search.jieba, "__version__", None),
-    ],
+    buildcache.code_version(material_search, str(getattr(material_search.jieba, "__version__", None))),
 )
 _dirty = False
 
@@ -81,7 +78,7 @@ def on_post_build(config, **kwargs):
     if _building_a_language(config):
         return
     if not _dirty:
-        SEARCH_ENTRIES.prune()
+        buildcache.prune_all()
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is not None and jupyter.config.get("cache") and _KeptUntilLastLanguage.used and not _dirty:
         folder = pathlib.Path(jupyter.config["cache_dir"])
