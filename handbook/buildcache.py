@@ -21,6 +21,8 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
+import jinja2
+
 from handbook import pages
 
 CACHE = pages.ROOT / ".cache"
@@ -120,3 +122,63 @@ def search_inputs(page, search_config: dict) -> list:
         {k: meta.get(k) for k in ("title", "tags", "search")},
         {k: search_config.get(k) for k in ("jieba_dict", "jieba_dict_user")},
     ]
+
+
+class LastBuild:
+    """What a ``mkdocs serve --dirty`` rebuild takes from the build before it, for the pages it does not render.
+
+    A dirty rebuild renders and writes only the pages whose file changed; the others keep their HTML from before,
+    but the rebuilt pages' navigation needs their titles (a notebook's comes from rendering it) and the search
+    index their entries (Material's would hold only the changed pages). Pages are named by their output path
+    (``dest_uri``), which differs between languages. A page that changes is rendered again, so what is remembered
+    of the others is what a complete build would compute for them."""
+
+    def __init__(self) -> None:
+        self.titles: dict[str, Any] = {}
+        self.entries: dict[str, dict[str, list]] = {}
+
+    def search_entries(self, lang: str, indexed: dict[str, list], present: set[str] | None, dirty: bool) -> list:
+        """The search entries of one language's whole site. ``indexed``: each page indexed by this build, in
+        order, and its entries. A complete build indexed every page: its entries as they are. A dirty build:
+        the last build's pages in their order, those indexed now with their new entries, pages no longer in
+        ``present`` (the build's pages) left out, pages new to this process last."""
+        if dirty:
+            last = self.entries.get(lang, {})
+            merged = {d: indexed.get(d, e) for d, e in last.items() if present is None or d in present}
+            indexed = {**merged, **{d: e for d, e in indexed.items() if d not in merged}}
+        self.entries[lang] = dict(indexed)
+        return [entry for entries in indexed.values() for entry in entries]
+
+
+class TemplateBytecode(jinja2.BytecodeCache):
+    """The theme's templates compiled once per process, not once per build and language (a fifth of a
+    ``mkdocs serve --dirty`` rebuild). Jinja checks each against the checksum of its source before using it."""
+
+    def __init__(self) -> None:
+        self.compiled: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        if (data := self.compiled.get(bucket.key)) is not None:
+            bucket.bytecode_from_string(data)
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self.compiled[bucket.key] = bucket.bytecode_to_string()
+
+
+_TEMPLATES: dict[str, TemplateBytecode] = {}
+
+
+def template_bytecode(env: jinja2.Environment) -> TemplateBytecode:
+    """The compiled templates of every environment set up as ``env`` is: what compiling depends on (syntax,
+    extensions, whitespace and escaping options) names the cache, as the template's name and source name the
+    bytecode within it."""
+    settings = [
+        sorted(env.extensions),
+        [getattr(env, k) for k in ("block_start_string", "variable_start_string", "comment_start_string")],
+        [getattr(env, k) for k in ("block_end_string", "variable_end_string", "comment_end_string")],
+        [env.line_statement_prefix, env.line_comment_prefix, env.trim_blocks, env.lstrip_blocks],
+        [env.newline_sequence, env.keep_trailing_newline, env.optimized, type(env).__qualname__],
+        getattr(env.autoescape, "__qualname__", env.autoescape),
+        jinja2.__version__,
+    ]
+    return _TEMPLATES.setdefault(digest(settings), TemplateBytecode())

@@ -251,14 +251,18 @@ def split_index(site_dir: pathlib.Path) -> dict[str, int]:
         target.write_text(text, encoding="utf-8")
         sizes[lang] = len(text.encode("utf-8"))
     # Chinese pages search the Chinese index: their theme config's base becomes the Chinese site root
+    # (a page already pointed there is left alone: `mkdocs serve --dirty` keeps the pages it did not rebuild)
     for html in (site_dir / "zh").rglob("*.html"):
         text = html.read_text(encoding="utf-8")
-        new = re.sub(
-            r'("base": ")([^"]*)(")', lambda m: m.group(1) + m.group(2).rstrip("/") + "/zh/" + m.group(3), text, count=1
-        )
+        new = re.sub(r'("base": ")([^"]*)(")', _base_to_zh, text, count=1)
         if new != text:
             html.write_text(new, encoding="utf-8")
     return sizes
+
+
+def _base_to_zh(m: re.Match) -> str:
+    base = m.group(2)
+    return m.group(0) if base.endswith("zh/") else m.group(1) + base.rstrip("/") + "/zh/" + m.group(3)
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100) has built every language and written the joint index

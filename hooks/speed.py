@@ -35,17 +35,32 @@ def _building_a_language(config) -> bool:
     return i18n is not None and getattr(i18n, "building", False)
 
 
+LAST = buildcache.LastBuild()
+_present: set[str] | None = None
+
+
+def _language(config) -> str:
+    i18n = config.plugins.get("i18n")
+    return str(getattr(i18n, "current_language", None) or "")
+
+
 @event_priority(-100)  # after Material's search plugin (on_config) and mkdocs-jupyter (on_pre_build) set up this build
 def on_pre_build(config, **kwargs):
     for plugin in config.plugins.values():
         index = getattr(plugin, "search_index", None)
         if index is not None and hasattr(index, "add_entry_from_context") and hasattr(index, "entries"):
-            index.add_entry_from_context = _cached_entries(index, index.add_entry_from_context)
+            # Material's own --dirty support keeps the last index and adds the changed page to it; under
+            # static-i18n that piled up both languages' entries build after build: LAST completes the index instead
+            plugin.is_dirty, plugin.search_index_prev = False, None
+            _cache_entries(index, _language(config))
         if hasattr(plugin, "_used_cache_paths") and not isinstance(plugin._used_cache_paths, _KeptUntilLastLanguage):
             plugin._used_cache_paths = _KeptUntilLastLanguage()
 
 
-def _cached_entries(index, add):
+def _cache_entries(index, lang: str) -> None:
+    """The index's entries for a page come from SEARCH_ENTRIES; a dirty build's index is completed from LAST."""
+    add, generate, indexed = index.add_entry_from_context, index.generate_search_index, {}
+
     def add_cached(page):
         def compute():
             n = len(index.entries)
@@ -54,10 +69,49 @@ def _cached_entries(index, add):
             del index.entries[n:]
             return new
 
-        inputs = buildcache.search_inputs(page, index.config)
-        index.entries.extend(SEARCH_ENTRIES.get(inputs, compute))
+        entries = SEARCH_ENTRIES.get(buildcache.search_inputs(page, index.config), compute)
+        indexed[page.file.dest_uri] = entries
+        index.entries.extend(entries)
 
-    return add_cached
+    def generate_completed(prev):
+        if not getattr(index, "_hb_completed", False):  # a second call is static-i18n's joint index of all languages
+            index._hb_completed = True
+            index.entries[:] = LAST.search_entries(lang, indexed, _present, _dirty)
+        return generate(None)
+
+    index.add_entry_from_context, index.generate_search_index = add_cached, generate_completed
+
+
+@event_priority(-300)  # after mkdocs-static-i18n (-100) and hooks/notebooks.py (-200) set each page's output path
+def on_files(files, config, **kwargs):
+    global _present
+    _present = {f.dest_uri for f in files.documentation_pages()}
+    return files
+
+
+@event_priority(200)  # before Material's tags plugin (100) lists the pages of each tag
+def on_env(env, config, files, **kwargs):
+    """The theme's templates are compiled once per process. A dirty build did not read the pages that did not
+    change: each is read (its front matter, for the navigation) and its tags are collected, but it is not rendered
+    (its content stays empty: the build does not write it); it keeps the title it had when it was last built."""
+    env.bytecode_cache = buildcache.template_bytecode(env)
+    tags = config.plugins.get("material/tags")
+    for file in files.documentation_pages():
+        page = file.page
+        if page is None or page.markdown is not None:
+            continue
+        page.read_source(config)
+        if tags is not None:
+            page.markdown = tags.on_page_markdown(page.markdown, page=page, config=config, files=files) or page.markdown
+        page.content = ""
+        if file.dest_uri in LAST.titles:
+            page.title = LAST.titles[file.dest_uri]
+    return env
+
+
+def on_page_context(context, page, config, nav, **kwargs):
+    LAST.titles[page.file.dest_uri] = page.title
+    return context
 
 
 class _KeptUntilLastLanguage(set):
