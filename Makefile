@@ -33,8 +33,10 @@ $(TEST_VENV)/.installed: requirements/test.txt requirements/real.txt pyproject.t
 	$(TEST_VENV)/bin/pip install -q --no-deps -r requirements/real.txt
 	touch $@
 
+# --dirty: the first build is complete; after a save only the changed pages are rendered again (about a second,
+# hooks/speed.py). Pages that list other pages (chapter indexes, the symptom finder) catch up on a restart.
 serve: $(DOCS_VENV)/.installed
-	$(DOCS_VENV)/bin/mkdocs serve -a 127.0.0.1:8000
+	$(DOCS_VENV)/bin/mkdocs serve -a 127.0.0.1:8000 --dirty
 
 docs: $(DOCS_VENV)/.installed
 	$(DOCS_VENV)/bin/python -m handbook check
