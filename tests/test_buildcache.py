@@ -176,3 +176,15 @@ def test_unread_pages_of_a_dirty_build_keep_their_titles(dirty, monkeypatch):
     config = SimpleNamespace(plugins={"material/tags": tags})
     speed.on_env(jinja2.Environment(), config, SimpleNamespace(documentation_pages=lambda: [file]))
     assert (page.title, len(tagged)) == (("Remembered", 1) if dirty else (None, 0))
+
+
+def test_a_cached_chart_is_drawn_again_when_its_words_change(tmp_path, monkeypatch):
+    from handbook import charts, ui
+
+    page = next(p for p in pages.pitfall_pages() if p.meta.get("chart"))
+    monkeypatch.setattr(charts, "CACHE", tmp_path)
+    first = charts.figure(page.meta, "en")
+    assert charts.figure(page.meta, "en") == first and len(list(tmp_path.glob("*.svg"))) == 2
+    monkeypatch.setitem(ui.CHART["en"], "step", "optimizer step")  # the x axis' label, drawn into the SVG
+    again = charts.figure(page.meta, "en")
+    assert "optimizer step" in again and "optimizer step" not in first
