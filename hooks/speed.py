@@ -6,6 +6,11 @@
 - mkdocs-jupyter keeps converted notebooks in ``.cache/mkdocs-jupyter`` and, after each build, deletes those that
   build did not use. mkdocs-static-i18n builds each language on its own, so each language deleted the other's and
   every build converted every notebook again: here its deleting waits until the last language is built.
+- The theme's templates are compiled once per process, not once per build and language.
+- ``mkdocs serve --dirty`` (``make serve``) renders only the pages whose file changed. Under static-i18n and these
+  hooks that left the rebuilt page's navigation untitled, its tags unlinked and the search index piling up
+  entries: the pages it does not render keep the title they had, their tags are collected, and the index is
+  completed from the last build (``buildcache.LastBuild``). tests/test_build_speed.py checks all of it.
 """
 
 from __future__ import annotations
