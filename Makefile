@@ -33,8 +33,10 @@ $(TEST_VENV)/.installed: requirements/test.txt requirements/real.txt pyproject.t
 	$(TEST_VENV)/bin/pip install -q --no-deps -r requirements/real.txt
 	touch $@
 
+# --dirty: the first build is complete; after a save only the changed pages are rendered again (about a second,
+# hooks/speed.py). Pages that list other pages (chapter indexes, the symptom finder) catch up on a restart.
 serve: $(DOCS_VENV)/.installed
-	$(DOCS_VENV)/bin/mkdocs serve -a 127.0.0.1:8000
+	$(DOCS_VENV)/bin/mkdocs serve -a 127.0.0.1:8000 --dirty
 
 docs: $(DOCS_VENV)/.installed
 	$(DOCS_VENV)/bin/python -m handbook check
@@ -48,14 +50,15 @@ test: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/ruff format --check --quiet .
 	$(TEST_VENV)/bin/ruff check --quiet .
 	# every page's code pasted and run, page contract, validator: spread over $(WORKERS) processes
-	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests docs --ignore=tests/test_site.py --ignore=tests/test_site_doctor.py --durations=10
-	# site build + browser (one process: the site is built once), and beside it the notebooks (cells share one
-	# kernel, on the tiny model); the notebooks' report is printed after the site's
+	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests docs --ignore=tests/test_site.py --ignore=tests/test_site_doctor.py \
+	  --ignore=tests/test_build_speed.py --durations=10
+	# site build + browser (one process: the site is built once) and build speed (on a copy of the sources), and
+	# beside them the notebooks (cells share one kernel, on the tiny model); the notebooks' report is printed last
 	@nb_log=$$(mktemp); \
 	HANDBOOK_MODEL=$$($(TEST_VENV)/bin/python -m handbook tiny) \
 	  $(TEST_VENV)/bin/python -m pytest docs/walkthroughs --nbval-lax --nbval-current-env -p no:cacheprovider \
 	  > $$nb_log 2>&1 & nb=$$!; \
-	$(TEST_VENV)/bin/python -m pytest tests/test_site.py tests/test_site_doctor.py; site=$$?; \
+	$(TEST_VENV)/bin/python -m pytest tests/test_site.py tests/test_site_doctor.py tests/test_build_speed.py; site=$$?; \
 	wait $$nb; notebooks=$$?; cat $$nb_log; rm -f $$nb_log; \
 	test $$site -eq 0 && test $$notebooks -eq 0
 

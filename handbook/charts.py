@@ -19,6 +19,7 @@ import math
 import pathlib
 import re
 import warnings
+from importlib import metadata
 
 from handbook import pages, real_runs, runs, ui
 
@@ -161,8 +162,9 @@ def figure(meta: dict, lang: str) -> str:
     if rec is None:
         raise ValueError(f"no run record for {meta.get('id')}: run python -m handbook record")
     words = ui.CHART[lang]
-    key = hashlib.sha256(
-        json.dumps([rec, {k: v for k, v in spec.items() if k != "caption"}, lang], sort_keys=True).encode()
+    drawn = [rec, {k: v for k, v in spec.items() if k != "caption"}, lang, words, metadata.version("matplotlib")]
+    key = hashlib.sha256(  # what the SVG shows: the record, the spec, its words (legend, axis) and who drew it
+        json.dumps(drawn, sort_keys=True, ensure_ascii=False).encode()
         + pathlib.Path(__file__).read_bytes()  # a change to the drawing redraws every chart
     ).hexdigest()[:20]
     svgs = []

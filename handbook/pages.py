@@ -7,6 +7,8 @@ field.
 
 from __future__ import annotations
 
+import copy
+import functools
 import pathlib
 import re
 from dataclasses import dataclass, field
@@ -75,7 +77,7 @@ def split_front_matter(text: str) -> tuple[dict | None, str]:
     if end < 0:
         raise FrontMatterError("the '---' block is never closed by a '---' line", 1)
     try:
-        meta = yaml.safe_load(text[4:end])
+        meta = copy.deepcopy(_yaml(text[4:end]))  # a copy: callers may change what they got
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         line = mark.line + 2 if mark is not None else None
@@ -88,6 +90,13 @@ def split_front_matter(text: str) -> tuple[dict | None, str]:
     if bad_keys:
         raise FrontMatterError(f"field names must be text, got {bad_keys[:3]!r}", 2)
     return meta, text[end + 5 :]
+
+
+@functools.lru_cache(maxsize=4096)
+def _yaml(block: str):
+    """A front-matter block parsed, remembered by its text: the build reads each page's front matter a dozen times
+    (navigation, chapter indexes, symptom finder, search, doctor rules), and PyYAML's parser was a fifth of it."""
+    return yaml.safe_load(block)
 
 
 def lang_of(path: pathlib.Path) -> str:

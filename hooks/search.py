@@ -29,12 +29,13 @@ from __future__ import annotations
 import json
 import pathlib
 import re
+from importlib import metadata
 
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
+from handbook import buildcache, render
 from handbook import pages as hp
-from handbook import render
 
 _SEGMENT = re.compile(
     r"function (\w+)\((\w),(\w)\)\{let (\w)=new Set,(\w)=new Uint16Array\(\2\.length\);.*?"
@@ -199,13 +200,21 @@ def _symptoms(location: str, lang: str) -> str:
 
 def _segment(text: str) -> str:
     """Chinese runs cut into words with zero-width spaces, exactly as Material's search plugin does for titles
-    and body text (jieba), so a symptom's words match the words of a Chinese query."""
+    and body text (jieba), so a symptom's words match the words of a Chinese query. Kept in .cache/ by the text:
+    a build whose Chinese symptoms did not change never loads jieba's dictionary."""
+    return _SEGMENTS.get(text, lambda: _jieba_segment(text))
+
+
+def _jieba_segment(text: str) -> str:
     import jieba
 
     def cut(m: re.Match) -> str:
         return "\u200b" + "\u200b".join(jieba.cut(m.group(0))) + "\u200b"
 
     return re.sub(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", cut, text).strip("\u200b")
+
+
+_SEGMENTS = buildcache.Store("zh-segments", buildcache.code_version(_jieba_segment, metadata.version("jieba")))
 
 
 def split_index(site_dir: pathlib.Path) -> dict[str, int]:
@@ -242,14 +251,18 @@ def split_index(site_dir: pathlib.Path) -> dict[str, int]:
         target.write_text(text, encoding="utf-8")
         sizes[lang] = len(text.encode("utf-8"))
     # Chinese pages search the Chinese index: their theme config's base becomes the Chinese site root
+    # (a page already pointed there is left alone: `mkdocs serve --dirty` keeps the pages it did not rebuild)
     for html in (site_dir / "zh").rglob("*.html"):
         text = html.read_text(encoding="utf-8")
-        new = re.sub(
-            r'("base": ")([^"]*)(")', lambda m: m.group(1) + m.group(2).rstrip("/") + "/zh/" + m.group(3), text, count=1
-        )
+        new = re.sub(r'("base": ")([^"]*)(")', _base_to_zh, text, count=1)
         if new != text:
             html.write_text(new, encoding="utf-8")
     return sizes
+
+
+def _base_to_zh(m: re.Match) -> str:
+    base = m.group(2)
+    return m.group(0) if base.endswith("zh/") else m.group(1) + base.rstrip("/") + "/zh/" + m.group(3)
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100) has built every language and written the joint index
