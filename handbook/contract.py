@@ -13,8 +13,7 @@ section, so the snippet file *is* what the page shows:
 
       MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 
-  The test suite points ``HANDBOOK_MODEL`` at the tiny local model; GPU CI at a small real one. A page about
-  vision-language models reads ``VLM`` the same way (``VLM_LINE``, ``HANDBOOK_VLM``: a tiny local LLaVA).
+  The test suite points ``HANDBOOK_MODEL`` at the tiny local model; GPU CI at a small real one.
 - The last section defines ``check(seed: int = 0) -> str``: it runs the symptom and the fix (or reads the TRL
   fact), asserts on what it observed with a message naming the claim, and returns a one-line verdict. It
   ends with ``SEEDS`` (the seeds the suite runs) and the main block ``MAIN_BLOCK``. Optional
@@ -56,11 +55,8 @@ LR_SCALE_LINE = f'LR_SCALE = float(os.environ.get("{LR_SCALE_ENV}", "1"))'
 """How a page multiplies the learning rates it shows for a real model when it runs on the tiny test model: the
 2-layer, 32-wide toy needs a few hundred times a real model's rate to move in a few steps. A reader's copy
 leaves it at 1; the harness sets it (``harness.TINY_LR_SCALE``) only when it points ``MODEL`` at the toy."""
-VLM_ENV = "HANDBOOK_VLM"
-VLM_DEFAULT = "Qwen/Qwen2-VL-2B-Instruct"
+VLM_ENV, VLM_DEFAULT = "HANDBOOK_VLM", "Qwen/Qwen2-VL-2B-Instruct"  # a vision-language page's model (tiny_vlm.py)
 VLM_LINE = f'VLM = os.environ.get("{VLM_ENV}", "{VLM_DEFAULT}")'
-"""A page about vision-language models names its model in this one line, besides or instead of ``MODEL``; the
-harness points it at the tiny LLaVA model (``handbook.tiny_vlm``) on the tiny lane and leaves it unset elsewhere."""
 MAIN_BLOCK = 'if __name__ == "__main__":\n    for seed in SEEDS:\n        print(check(seed))'
 
 MAX_LINE = 88
@@ -361,8 +357,7 @@ def _check_entry_points(snip: Snippet, tree: ast.Module) -> None:
     snip.uses_model = bool(model_lines) or MODEL_ENV in snip.code
     if snip.uses_model and model_lines != [MODEL_LINE]:
         snip.error(None, "model", f"the model must be one top-level line, exactly: {MODEL_LINE}")
-    vlm_lines = [ln for ln in snip.code.splitlines() if re.match(r"^VLM\s*=", ln)]
-    if (vlm_lines or VLM_ENV in snip.code) and vlm_lines != [VLM_LINE]:
+    if VLM_ENV in snip.code and [ln for ln in snip.code.splitlines() if re.match(r"^VLM\s*=", ln)] != [VLM_LINE]:
         snip.error(None, "model", f"the vision-language model must be one top-level line, exactly: {VLM_LINE}")
     scale_lines = [ln for ln in snip.code.splitlines() if re.match(r"^LR_SCALE\s*=", ln)]
     if (scale_lines or LR_SCALE_ENV in snip.code) and scale_lines != [LR_SCALE_LINE]:
