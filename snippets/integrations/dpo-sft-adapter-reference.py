@@ -1,6 +1,8 @@
-"""DPO on an SFT LoRA adapter: the reference must be the SFT model, not the base model.
+"""DPO on an SFT LoRA adapter: the reference must be the SFT model, not the base
+model.
 
-Page: docs/integrations/dpo-sft-adapter-reference.md (中文: docs/integrations/dpo-sft-adapter-reference.zh.md)
+Page: docs/integrations/dpo-sft-adapter-reference.md
+中文: docs/integrations/dpo-sft-adapter-reference.zh.md
 """
 
 # --8<-- [start:fix]
@@ -46,7 +48,8 @@ from transformers import AutoTokenizer, set_seed
 from trl import DPOConfig, SFTConfig, SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
-# 1 on a real model; the handbook's 2-layer test model needs ~300x to move in a few steps
+# 1 on a real model; the handbook's 2-layer test model
+# needs ~300x the rate to move in a few steps
 LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
 LORA = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"])

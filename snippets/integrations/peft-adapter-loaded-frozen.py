@@ -1,6 +1,8 @@
-"""Continuing a saved LoRA adapter: PeftModel.from_pretrained loads it frozen unless is_trainable=True.
+"""Continuing a saved LoRA adapter: PeftModel.from_pretrained loads it frozen
+unless is_trainable=True.
 
-Page: docs/integrations/peft-adapter-loaded-frozen.md (中文: docs/integrations/peft-adapter-loaded-frozen.zh.md)
+Page: docs/integrations/peft-adapter-loaded-frozen.md
+中文: docs/integrations/peft-adapter-loaded-frozen.zh.md
 """
 
 # --8<-- [start:fix]
@@ -31,7 +33,8 @@ from transformers import set_seed
 from trl import DPOConfig, DPOTrainer, GRPOConfig, GRPOTrainer, SFTConfig, SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
-# 1 on a real model; the handbook's 2-layer test model needs ~300x to move in a few steps
+# 1 on a real model; the handbook's 2-layer test model
+# needs ~300x the rate to move in a few steps
 LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
 LORA = LoraConfig(r=8, lora_alpha=16, target_modules=["q_proj", "v_proj"])

@@ -1,6 +1,8 @@
-"""A custom VLM collator gets rows SFTTrainer has already tokenized and pruned: keep them raw.
+"""A custom VLM collator gets rows SFTTrainer has already tokenized and pruned:
+keep them raw.
 
-Page: docs/integrations/vlm-custom-collator.md (中文: docs/integrations/vlm-custom-collator.zh.md)
+Page: docs/integrations/vlm-custom-collator.md
+中文: docs/integrations/vlm-custom-collator.zh.md
 """
 
 # --8<-- [start:fix]
@@ -28,7 +30,8 @@ from transformers import AutoModelForImageTextToText, AutoProcessor, set_seed
 from trl import SFTTrainer
 
 VLM = os.environ.get("HANDBOOK_VLM", "Qwen/Qwen2-VL-2B-Instruct")
-# 1 on a real model; the handbook's 2-layer test model needs ~300x to move in a few steps
+# 1 on a real model; the handbook's 2-layer test model
+# needs ~300x the rate to move in a few steps
 LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
 processor = AutoProcessor.from_pretrained(VLM)

@@ -1,6 +1,8 @@
-"""DPO on a vision-language model: TRL >= 0.29 with the processor and an "images" column.
+"""DPO on a vision-language model: TRL >= 0.29 with the processor and an "images"
+column.
 
-Page: docs/integrations/vlm-dpo-processor.md (中文: docs/integrations/vlm-dpo-processor.zh.md)
+Page: docs/integrations/vlm-dpo-processor.md
+中文: docs/integrations/vlm-dpo-processor.zh.md
 """
 
 
@@ -32,7 +34,8 @@ from transformers import AutoModelForImageTextToText, AutoProcessor, set_seed
 from trl import DPOConfig, DPOTrainer
 
 VLM = os.environ.get("HANDBOOK_VLM", "Qwen/Qwen2-VL-2B-Instruct")
-# 1 on a real model; the handbook's 2-layer test model needs ~300x to move in a few steps
+# 1 on a real model; the handbook's 2-layer test model
+# needs ~300x the rate to move in a few steps
 LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
 COLOURS = {"red": (200, 30, 30), "green": (30, 200, 30)}

@@ -1,6 +1,8 @@
-"""Vision-language SFT/DPO/GRPO: images go in an "images" list column (or "image", one per row).
+"""Vision-language SFT/DPO/GRPO: images go in an "images" list column (or
+"image", one per row).
 
-Page: docs/integrations/vlm-image-column-format.md (中文: docs/integrations/vlm-image-column-format.zh.md)
+Page: docs/integrations/vlm-image-column-format.md
+中文: docs/integrations/vlm-image-column-format.zh.md
 """
 
 
@@ -37,7 +39,8 @@ from transformers import AutoModelForImageTextToText, AutoProcessor, set_seed
 from trl import SFTConfig, SFTTrainer
 
 VLM = os.environ.get("HANDBOOK_VLM", "Qwen/Qwen2-VL-2B-Instruct")
-# 1 on a real model; the handbook's 2-layer test model needs ~300x to move in a few steps
+# 1 on a real model; the handbook's 2-layer test model
+# needs ~300x the rate to move in a few steps
 LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
 COLOURS = {"Red.": (200, 30, 30), "Green.": (30, 200, 30)}
