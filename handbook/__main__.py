@@ -108,6 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     p_run.add_argument("--seed", type=int, action="append", help="a seed (repeatable); default: the snippet's SEEDS")
     p_tiny = sub.add_parser("tiny", help="build (once) the tiny test model and print its path")
     p_tiny.add_argument("--seed", type=int, default=0, help="each seed has its own tiny model (the suite uses it)")
+    p_tiny.add_argument("--vlm", action="store_true", help="the tiny vision-language model (HANDBOOK_VLM) instead")
     p_mut = sub.add_parser("mutate", help="run every page with a TRL default changed; list the pages that fail")
     p_mut.add_argument("spec", help="Class.field=value[;...], e.g. 'GRPOConfig.beta=0.04'")
     p_mut.add_argument("--workers", type=int, default=2)
@@ -159,9 +160,9 @@ def main(argv: list[str] | None = None) -> int:
 
         return matrix_plan.write()
     if args.cmd == "tiny":
-        from handbook import tiny
+        from handbook import tiny, tiny_vlm
 
-        print(tiny.model_path(args.seed))
+        print(tiny_vlm.vlm_path(args.seed) if args.vlm else tiny.model_path(args.seed))
         return 0
     if args.cmd == "new":
         return new(args.chapter, args.slug)

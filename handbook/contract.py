@@ -55,6 +55,8 @@ LR_SCALE_LINE = f'LR_SCALE = float(os.environ.get("{LR_SCALE_ENV}", "1"))'
 """How a page multiplies the learning rates it shows for a real model when it runs on the tiny test model: the
 2-layer, 32-wide toy needs a few hundred times a real model's rate to move in a few steps. A reader's copy
 leaves it at 1; the harness sets it (``harness.TINY_LR_SCALE``) only when it points ``MODEL`` at the toy."""
+VLM_ENV, VLM_DEFAULT = "HANDBOOK_VLM", "Qwen/Qwen2-VL-2B-Instruct"  # a vision-language page's model (tiny_vlm.py)
+VLM_LINE = f'VLM = os.environ.get("{VLM_ENV}", "{VLM_DEFAULT}")'
 MAIN_BLOCK = 'if __name__ == "__main__":\n    for seed in SEEDS:\n        print(check(seed))'
 
 MAX_LINE = 88
@@ -355,6 +357,8 @@ def _check_entry_points(snip: Snippet, tree: ast.Module) -> None:
     snip.uses_model = bool(model_lines) or MODEL_ENV in snip.code
     if snip.uses_model and model_lines != [MODEL_LINE]:
         snip.error(None, "model", f"the model must be one top-level line, exactly: {MODEL_LINE}")
+    if VLM_ENV in snip.code and [ln for ln in snip.code.splitlines() if re.match(r"^VLM\s*=", ln)] != [VLM_LINE]:
+        snip.error(None, "model", f"the vision-language model must be one top-level line, exactly: {VLM_LINE}")
     scale_lines = [ln for ln in snip.code.splitlines() if re.match(r"^LR_SCALE\s*=", ln)]
     if (scale_lines or LR_SCALE_ENV in snip.code) and scale_lines != [LR_SCALE_LINE]:
         snip.error(None, "LR_SCALE", f"the learning-rate scale must be one top-level line, exactly: {LR_SCALE_LINE}")

@@ -3,7 +3,9 @@
 ``PageRunner`` writes the code a page shows (``contract.page_code``: its Python blocks, includes resolved as
 the site resolves them) to a temporary file outside the repository and runs it in a long-lived worker
 process (``page_worker.py``) in which this repository cannot be imported. ``HANDBOOK_MODEL`` is pointed at
-the tiny test model for the seed (``tiny.model_path``) unless it is already set (GPU CI sets a real model).
+the tiny test model for the seed (``tiny.model_path``) unless it is already set (GPU CI sets a real model), and
+``HANDBOOK_VLM`` at the tiny vision-language model (``tiny_vlm.vlm_path``) on that tiny lane only: a lane with a
+real text model leaves it as the environment has it (unset: the page's own default, a hub id).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from handbook import contract, evidence, pages, tiny
+from handbook import contract, evidence, pages, tiny, tiny_vlm
 
 WORKER = pathlib.Path(__file__).with_name("page_worker.py")
 TIMEOUT = float(os.environ.get("HANDBOOK_SNIPPET_TIMEOUT", "240"))
@@ -142,6 +144,10 @@ class PageRunner:
         model = self.model or os.environ.get(contract.MODEL_ENV)
         env = {contract.MODEL_ENV: self.model_for(seed)}
         env[contract.LR_SCALE_ENV] = "1" if model else str(TINY_LR_SCALE)
+        if contract.VLM_ENV in code.read_text(encoding="utf-8"):  # built only for the pages that read it
+            vlm = os.environ.get(contract.VLM_ENV) or (None if model else tiny_vlm.vlm_path(seed))
+            if vlm:
+                env[contract.VLM_ENV] = vlm
         offset = self.log_path.stat().st_size
         request = {"file": str(code), "func": func, "seed": seed, "env": env}
         self.proc.stdin.write(json.dumps(request) + "\n")

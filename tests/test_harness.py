@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import ast
+import json
+import pathlib
+
 import pytest
 
 from handbook import contract, harness
@@ -31,6 +35,49 @@ def test_lr_scale_is_the_toy_factor_only_on_the_tiny_model(tmp_path, monkeypatch
     seen_model, seen_scale = res.message.split(" | ")
     assert seen_scale == scale
     assert (seen_model == model) if model else ("tiny-qwen2" in seen_model)
+
+
+VLM_PROBE = """import os
+
+def check(seed: int = 0) -> str:
+    return os.environ.get("HANDBOOK_VLM", "unset")
+"""
+
+
+@pytest.mark.parametrize("model", [None, "/some/real/model"], ids=["tiny-lane", "real-lane"])
+def test_vlm_is_the_tiny_llava_only_on_the_tiny_lane(tmp_path, monkeypatch, model):
+    """A page that reads HANDBOOK_VLM gets the tiny LLaVA next to the tiny text model; a real lane leaves it unset
+    (the page's default, a hub id, which an offline CPU lane cannot load: such pages are pending there)."""
+    monkeypatch.delenv(contract.MODEL_ENV, raising=False)
+    monkeypatch.delenv(contract.VLM_ENV, raising=False)
+    probe = tmp_path / "probe.py"
+    probe.write_text(VLM_PROBE, encoding="utf-8")
+    runner = harness.PageRunner(model)
+    try:
+        res = runner.run_file(probe, "check", 0, timeout=120)
+    finally:
+        runner.close()
+    assert res.ok, res.message
+    if model:
+        assert res.message == "unset"
+    else:
+        assert "tiny-llava" in res.message
+        config = json.loads((pathlib.Path(res.message) / "config.json").read_text(encoding="utf-8"))
+        assert config["model_type"] == "llava", config["model_type"]
+        assert (pathlib.Path(res.message) / "processor_config.json").exists() or any(
+            pathlib.Path(res.message).glob("*processor*.json")
+        ), "the tiny VLM is saved with its processor"
+
+
+def test_vlm_line_is_validated():
+    """A snippet that reads HANDBOOK_VLM must name it in the one VLM line, like MODEL."""
+    good = contract.Snippet(path=pathlib.Path("x.py"), sections={"evidence": f"import os\n{contract.VLM_LINE}\n"})
+    wrong = 'import os\nVLM = os.environ.get("HANDBOOK_VLM", "some/other")\n'
+    bad = contract.Snippet(path=pathlib.Path("x.py"), sections={"evidence": wrong})
+    for snip in (good, bad):
+        contract._check_entry_points(snip, ast.parse(snip.code))
+    assert not [e for e in good.errors if "vision-language" in str(e)], good.errors
+    assert [e for e in bad.errors if "vision-language" in str(e)], bad.errors
 
 
 HOSTILE = """import shutil
