@@ -34,6 +34,7 @@ SMOKE = (
     "docs/rewards/rm-num-labels.md",
     "docs/dynamics/grad-norm-logged-before-clipping.md",
     "docs/scale/chat-template-training-vs-generation.md",
+    "docs/integrations/group-by-length-preference.md",
 )
 """One page per chapter that `make test` runs on the real model (seed 0), besides checking the committed rows."""
 
