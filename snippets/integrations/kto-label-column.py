@@ -1,4 +1,4 @@
-"""KTO's dataset: prompt, completion and a *boolean* label; paired data is unpaired for you.
+"""KTO's dataset: prompt, completion and a *boolean* label; pairs are unpaired for you.
 
 Page: docs/integrations/kto-label-column.md
 中文: docs/integrations/kto-label-column.zh.md

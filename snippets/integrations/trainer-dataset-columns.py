@@ -1,4 +1,4 @@
-"""The columns each TRL trainer reads: KeyError 'prompt'/'text'/'chosen', DPO's silent prompt.
+"""The columns each TRL trainer reads: KeyError prompt/text/chosen, DPO's silent prompt.
 
 Page: docs/integrations/trainer-dataset-columns.md
 中文: docs/integrations/trainer-dataset-columns.zh.md
