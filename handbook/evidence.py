@@ -7,8 +7,9 @@ and names what is not sane training:
 
 - ``divergence``: a loss or ``grad_norm`` that is NaN or infinite; for likelihood losses (SFT, DPO, reward,
   KTO …; not the policy-gradient surrogates of GRPO/RLOO/PPO, whose value is no progress signal) a loss that
-  starts below 110% of the uniform level ln(vocabulary size) and rises above it (the model became worse than
-  a uniform guess), or that averages more than twice its first value over the second half of the run;
+  starts below 110% of the uniform level ln(vocabulary size), rises above it and ends above it (the model became
+  worse than a uniform guess and stayed there; one noisy step of a composite loss is not divergence), or that
+  averages more than twice its first value over the second half of the run;
 - ``no-gradient``: ``grad_norm`` exactly 0 at every logged step after the first (nothing reaches the weights).
 
 A page whose claim *is* such a failure declares it per run in front matter (``claimed_failures: {2: divergence}``,
@@ -78,7 +79,8 @@ def problems(trainer: str, logs: list[dict], vocab_size: int | None) -> dict[str
         (_, first), later = finite[0], finite[1:]
         step, peak = max(later, key=lambda sv: sv[1])
         uniform = math.log(vocab_size) if vocab_size else None
-        if uniform is not None and first <= UNIFORM_MARGIN * uniform < peak:
+        last = finite[-1][1]
+        if uniform is not None and first <= UNIFORM_MARGIN * uniform < min(peak, last):
             found["divergence"] = (
                 f"loss {first:.3g} -> {peak:.3g} at step {step}, "
                 f"above the uniform level ln({vocab_size}) = {uniform:.2f}"

@@ -31,6 +31,8 @@ def test_sane_training_is_evidence():
     assert evidence.problems("DPOTrainer", rows([0.693, 0.6, 0.4]), REAL_VOCAB) == {}
     # a model that starts above uniform (random weights) and learns is not diverging
     assert evidence.problems("SFTTrainer", rows([12.2, 11.4]), REAL_VOCAB) == {}
+    # a composite loss (DPO + sft term) that crosses ln(V) for one step and comes back is not divergence
+    assert evidence.problems("DPOTrainer", rows([6.22, 7.13, 6.0, 5.1]), 320) == {}
     # one spike is noise, not a rising loss
     assert evidence.problems("RewardTrainer", rows([0.69, 0.78, 0.65, 1.45, 0.73, 0.66]), REAL_VOCAB) == {}
 
