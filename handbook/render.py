@@ -97,6 +97,15 @@ def symptom_markdown(text: str) -> str:
     return " ".join(_code(tok) if IDENT.match(tok) or "`" in tok else html.escape(tok) for tok in text.split(" "))
 
 
+def inline_markdown(text: str) -> str:
+    """A one-line field (``fix_line``, ``verdict_reason``) as Markdown: `code` spans stay code spans, which Markdown
+    escapes itself; the prose between them is escaped here. Escaping the code too would show ``&quot;``."""
+    parts = str(text).split("`")
+    if len(parts) % 2 == 0:  # an unpaired backtick: all prose
+        return html.escape(str(text))
+    return "".join(f"`{p}`" if i % 2 else html.escape(p) for i, p in enumerate(parts))
+
+
 def verified_models(meta: hp.FrontMatter, lang: str) -> list[str]:
     """The models the page's check passed on: the real model when its committed row passed, and the tiny one."""
     from handbook import real, real_runs
@@ -131,8 +140,8 @@ def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     out += [f"    - {symptom_markdown(s)}" for s in meta.symptoms]
     colon, space = ("：", "") if lang == "zh" else (":", " ")
     if meta.fix_line:  # the fix first: what a reader came for; then the cause
-        out += ["", f"    **{html.escape(t['fix_line'])}{colon}**{space}{html.escape(meta.fix_line)}"]
-    out += ["", f"    *{html.escape(t['why'])}{colon}*{space}{html.escape(meta.verdict_reason)}", ""]
+        out += ["", f"    **{html.escape(t['fix_line'])}{colon}**{space}{inline_markdown(meta.fix_line)}"]
+    out += ["", f"    *{html.escape(t['why'])}{colon}*{space}{inline_markdown(meta.verdict_reason)}", ""]
     return "\n".join(out)
 
 
@@ -140,34 +149,6 @@ def nav_label(text: str) -> str:
     """A ``nav_title`` as HTML for the sidebar: `code` spans become <code>, everything else is escaped text."""
     parts = str(text).split("`")
     return "".join(f"<code>{html.escape(p)}</code>" if i % 2 else html.escape(p) for i, p in enumerate(parts))
-
-
-ZWSP = "\u200b"
-
-
-def _loose(text: str) -> str:
-    """A pattern for ``text`` as the search index holds it: Material cuts Chinese into words with zero-width spaces,
-    which may stand between any two characters."""
-    return f"{ZWSP}?".join(re.escape(ch) for ch in text)
-
-
-def search_preview_first(text: str, lang: str) -> str:
-    """A pitfall page's search text with its one-line fix first, then its cause: the search result preview shows
-    the start of the text, which would otherwise be the badge row run together. The badges go; the symptom list
-    stays, after them. Works on the index's text, emphasis removed and Chinese cut by zero-width spaces."""
-    t = LABELS[lang]
-    intro = re.compile(rf"<p>{ZWSP}?{_loose(html.escape(t['symptoms']))}{ZWSP}?</p>")
-    if not intro.search(text):
-        return text
-    first = []
-    for key in ("fix_line", "why"):
-        label = _loose(html.escape(t[key]))
-        tags = rf"(?:</?(?:em|strong)>|{ZWSP})*"
-        if m := re.search(rf"<p>{tags}{label}{ZWSP}?[:：]{tags}\s*(.*?)</p>", text, re.S):
-            first.append(f"<p>{html.escape(t[key])}{'：' if lang == 'zh' else ': '}{m.group(1).strip()}</p>")
-            text = text[: m.start()] + text[m.end() :]
-    text = text[intro.search(text).start() :]
-    return " ".join([*first, text])
 
 
 # -- the whole program -------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from importlib import metadata
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from handbook import buildcache, render
+from handbook import buildcache, search_text
 from handbook import pages as hp
 
 _SEGMENT = re.compile(
@@ -232,7 +232,7 @@ def split_index(site_dir: pathlib.Path) -> dict[str, int]:
             # code blocks are a third of the text and not what a reader types: the index keeps the prose
             entry = {**doc, "location": loc, "text": CODE_BLOCK.sub(" ", doc["text"])}
             if "#" not in loc:  # a page's own entry: its preview starts with the one-line answer, not the badges
-                entry["text"] = render.search_preview_first(entry["text"], lang)
+                entry["text"] = search_text.search_preview_first(entry["text"], lang)
             if "#" in loc:
                 entry["boost"] = SECTION_BOOST
             else:

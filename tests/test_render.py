@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from handbook import compat_page, notebook_html, pages, render, runs, ui
+from handbook import compat_page, notebook_html, pages, render, runs, search_text, ui
 
 
 @pytest.mark.parametrize(
@@ -187,6 +187,21 @@ def test_badges_escape_front_matter_text():
     assert "<script>" not in out and "&lt;script&gt;" in out and 'class="hb-badge' in out
 
 
+@pytest.mark.parametrize("field", ["fix_line", "verdict_reason"])
+def test_one_line_fields_escape_once_inside_code_and_out(field):
+    """A quote inside a code span reaches the reader as a quote (Markdown escapes code itself: escaping it first
+    showed ``&quot;`` on 64 pages), and markup in prose or code stays text."""
+    import markdown
+
+    meta = pages.FrontMatter.model_validate(pages.load(pages.DOCS / "online-rl" / "grpo-zero-std-group.md").meta)
+    value = 'Set `lr_scheduler_type="cosine"` and `<b>x</b>`, not <script>alert(1)</script> & co'
+    md = render.render_meta(meta.model_copy(update={field: value}), "en")
+    out = markdown.markdown(md, extensions=["admonition", "md_in_html"])
+    assert '<code>lr_scheduler_type="cosine"</code>' in out.replace("&quot;", '"') and "&amp;quot;" not in out
+    assert "<code>&lt;b&gt;x&lt;/b&gt;</code>" in out and "&lt;script&gt;" in out and "<script>" not in out
+    assert "&amp; co" in out and "&amp;amp;" not in out
+
+
 def test_a_chapter_index_lists_its_pages_in_the_readers_language():
     en = render.PLACEHOLDERS["chapter-index"]("sft/index.md", "en")
     zh = render.PLACEHOLDERS["chapter-index"]("sft/index.md", "zh")
@@ -222,14 +237,14 @@ def test_search_preview_starts_with_the_fix_then_the_cause(lang):
         f"Common advicewrong Applies to TRL&gt;=0.29 <p>{t['symptoms']}</p> <ul> <li>x</li> </ul> "
         f"<p>{t['fix_line']}{colon}set <code>beta=0.04</code>.</p> <p>{t['why']}{colon}the cause.</p> <p>body</p>"
     )
-    out = render.search_preview_first(text, lang)
+    out = search_text.search_preview_first(text, lang)
     assert out.startswith(
         f"<p>{t['fix_line']}{colon}set <code>beta=0.04</code>.</p> <p>{t['why']}{colon}the cause.</p> "
         f"<p>{t['symptoms']}</p> <ul> <li>x</li> </ul>"
     ), out
     assert "Applies to" not in out and out.count("the cause") == 1 and out.endswith("<p>body</p>")
-    assert render.search_preview_first(out, lang) == out  # a rebuild (mkdocs serve) keeps it
-    assert render.search_preview_first("<p>a guide page</p>", lang) == "<p>a guide page</p>"
+    assert search_text.search_preview_first(out, lang) == out  # a rebuild (mkdocs serve) keeps it
+    assert search_text.search_preview_first("<p>a guide page</p>", lang) == "<p>a guide page</p>"
 
 
 def test_search_preview_reads_chinese_cut_into_words():
@@ -243,7 +258,7 @@ def test_search_preview_reads_chinese_cut_into_words():
         f"徽章 <p>{cut(t['symptoms'])}</p> <ul> <li>x</li> </ul> "
         f"<p>{cut(t['fix_line'])}：{z}设{z} <code>beta</code></p> <p>{cut(t['why'])}：原因{z}</p>"
     )
-    out = render.search_preview_first(text, "zh")
+    out = search_text.search_preview_first(text, "zh")
     assert out.startswith(f"<p>{t['fix_line']}：设{z} <code>beta</code></p> <p>{t['why']}：原因{z}</p> <p>"), out
     assert "徽章" not in out
 
