@@ -245,6 +245,19 @@ FINDER = {
 }
 
 # the filter box above the groups (docs/javascripts/finder.js fills {n})
+ERRORS_LABELS = {
+    "en": {
+        "count": "{lines} error and warning lines, {classes} classes.",
+        "message": "Error or warning, as printed",
+        "page": "Page",
+    },
+    "zh": {
+        "count": "共 {lines} 条报错与警告，{classes} 个类别。",
+        "message": "报错或警告原文",
+        "page": "页面",
+    },
+}
+
 FINDER_LABELS = {
     "en": {
         "label": "Filter the symptoms",

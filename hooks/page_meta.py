@@ -20,8 +20,8 @@ import re
 from _common import lang_of_src
 from mkdocs.exceptions import PluginError
 
+from handbook import errors_page, render
 from handbook import pages as hp
-from handbook import render
 
 PLACEHOLDER = re.compile(r"<!-- handbook:([\w-]+) -->")
 H1 = re.compile(r"^# .*$", re.M)
@@ -48,11 +48,12 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
 
     def fill(m: re.Match) -> str:
         name = m.group(1)
-        if name not in render.PLACEHOLDERS:
-            known = sorted(render.PLACEHOLDERS)
+        placeholders = {**render.PLACEHOLDERS, **errors_page.PLACEHOLDERS}
+        if name not in placeholders:
+            known = sorted(placeholders)
             raise PluginError(f"docs/{page.file.src_uri}: unknown placeholder <!-- handbook:{name} -->; known: {known}")
         try:
-            return render.PLACEHOLDERS[name](page.file.src_uri, lang)
+            return placeholders[name](page.file.src_uri, lang)
         except render.RenderError as e:
             raise PluginError(str(e)) from None
 

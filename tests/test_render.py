@@ -13,7 +13,17 @@ from handbook import compat_page, notebook_html, pages, render, runs, search_tex
 
 @pytest.mark.parametrize(
     "table",
-    ["LABELS", "COMPAT_LABELS", "FINDER", "FINDER_LABELS", "ADVICE_LABELS", "CHART", "TEMPLATES", "NOTEBOOK"],
+    [
+        "LABELS",
+        "COMPAT_LABELS",
+        "FINDER",
+        "FINDER_LABELS",
+        "ADVICE_LABELS",
+        "CHART",
+        "TEMPLATES",
+        "NOTEBOOK",
+        "ERRORS_LABELS",
+    ],
 )
 def test_every_ui_table_says_the_same_things_in_both_languages(table):
     t = getattr(ui, table)
@@ -389,3 +399,52 @@ def test_the_search_form_opens_the_themes_search_in_the_readers_language(lang):
     assert 'action="./&quot;x"' in form and 'name="q"' in form and 'method="get"' in form
     assert f">{ui.TEMPLATES[lang]['search']}</button>" in form
     assert render.PLACEHOLDERS["search-box"]("index.md", lang) == render.search_form(lang, "./")
+
+
+@pytest.mark.parametrize(
+    ("line", "cls"),
+    [
+        ("KeyError: 'label'", "KeyError"),
+        ("torch.OutOfMemoryError: CUDA out of memory in SFTTrainer", "OutOfMemoryError"),
+        ("FutureWarning: `tokenizer` is deprecated", "FutureWarning"),
+        ("ValueError", "ValueError"),
+        ("TRL raises a ValueError when the batch is odd", None),
+        ("loss stuck near `ln(vocab_size)`", None),
+        ("Errors: none, but the loss is flat", None),
+    ],
+)
+def test_an_error_line_is_told_from_prose_that_names_an_error(line, cls):
+    from handbook import errors_page
+
+    assert errors_page.error_class(line) == cls
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_errors_by_message_lists_every_error_line_of_every_page_once(lang):
+    """Each error line of a pitfall page's symptoms is one table row under its class, linking to that page."""
+    from handbook import errors_page
+
+    out = errors_page.PLACEHOLDERS["errors-by-message"]("start/errors.md", lang)
+    rows = [r for r in out.splitlines() if r.startswith("| <code>")]
+    want = set()
+    for p in pages.all_pages():
+        if p.lang == lang and p.kind == "pitfall":
+            for s in map(str, p.meta["symptoms"]):
+                if errors_page.error_class(s):
+                    want.add(" ".join(s.lower().split()))
+                    assert f"../{p.meta['chapter']}/{p.path.name.split('.')[0]}.md" in out, (p.rel, s)
+    assert len(rows) == len(want) > 50
+    assert out.index("## ValueError") < out.index("## FutureWarning")  # errors first, then warnings
+
+
+def test_errors_by_message_escapes_what_a_page_contributes(monkeypatch):
+    from handbook import errors_page
+
+    hostile = "ValueError: <script>alert(1)</script> | a pipe, `model` and __init__"
+    monkeypatch.setattr(
+        render, "symptom_index", lambda lang: {"error": {"sft": [(hostile, ["sft/missing-chat-template.md"])]}}
+    )
+    out = errors_page.PLACEHOLDERS["errors-by-message"]("start/errors.md", "en")
+    row = next(r for r in out.splitlines() if r.startswith("| <code>"))
+    assert "<script>" not in row and "&lt;script&gt;" in row and row.count(" | ") == 1 and "&#124; a pipe" in row
+    assert "&#96;model&#96;" in row and "&#95;&#95;init&#95;&#95;" in row  # printed text, not Markdown
