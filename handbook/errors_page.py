@@ -4,7 +4,6 @@ lands on after pasting a traceback's last line into a search engine."""
 
 from __future__ import annotations
 
-import html
 import re
 
 from handbook import pages as hp
@@ -35,12 +34,6 @@ def errors_by_class(lang: str) -> dict[str, list[tuple[str, list[str]]]]:
     return {c: sorted(groups[c], key=lambda e: e[0].lower()) for c in order}
 
 
-def _literal(text: str) -> str:
-    """Text for inside <code> in a Markdown table cell, exactly as printed: Markdown still reads backticks,
-    emphasis, links and pipes inside inline HTML, so those become character references too."""
-    return re.sub(r"[`*_\[\]\\|]", lambda m: f"&#{ord(m.group())};", html.escape(text))
-
-
 def _errors_by_message(src_uri: str, lang: str) -> str:
     t = ERRORS_LABELS[lang]
     groups = errors_by_class(lang)
@@ -56,8 +49,7 @@ def _errors_by_message(src_uri: str, lang: str) -> str:
                     doc = hp.load(hp.DOCS / rel if lang == "en" else hp.twin_of(hp.DOCS / rel))
                     titles[rel] = render._cell(doc.meta.get("nav_title") or doc.meta["title"])
                 links.append(f"[{titles[rel]}]({render._link(src_uri, rel)})")
-            code = _literal(message)
-            out.append(f"| <code>{code}</code> | {' · '.join(links)} |")
+            out.append(f"| {render._code(message)} | {' · '.join(links)} |")  # verbatim; a pipe in it stays
         out.append("")
     return "\n".join(out)
 

@@ -244,7 +244,7 @@ FINDER = {
     },
 }
 
-# the filter box above the groups (docs/javascripts/finder.js fills {n})
+# the errors-by-message page (handbook/errors_page.py)
 ERRORS_LABELS = {
     "en": {
         "count": "{lines} error and warning lines, {classes} classes.",
@@ -258,6 +258,7 @@ ERRORS_LABELS = {
     },
 }
 
+# the filter box above the groups (docs/javascripts/finder.js fills {n})
 FINDER_LABELS = {
     "en": {
         "label": "Filter the symptoms",

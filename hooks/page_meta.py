@@ -8,8 +8,8 @@ A thin adapter over ``handbook.render`` (the renderers, unit-tested on their own
 - A pitfall page gets its badges and symptom box under its title (``render.render_meta``).
 - At the end of its Fix section, a pitfall page gets "copy the whole program", a download of it and how to run it
   (``render.program_box``, placed by ``render.place_program_box``).
-- ``<!-- handbook:NAME -->`` placeholders are replaced by ``render.PLACEHOLDERS[NAME]``; an unknown NAME is an
-  error.
+- ``<!-- handbook:NAME -->`` placeholders are replaced by ``PLACEHOLDERS[NAME]`` (from render.py and
+  errors_page.py); an unknown NAME is an error.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from handbook import errors_page, render
 from handbook import pages as hp
 
 PLACEHOLDER = re.compile(r"<!-- handbook:([\w-]+) -->")
+PLACEHOLDERS = {**render.PLACEHOLDERS, **errors_page.PLACEHOLDERS}
 H1 = re.compile(r"^# .*$", re.M)
 
 
@@ -48,12 +49,11 @@ def on_page_markdown(markdown, page, config, files, **kwargs):
 
     def fill(m: re.Match) -> str:
         name = m.group(1)
-        placeholders = {**render.PLACEHOLDERS, **errors_page.PLACEHOLDERS}
-        if name not in placeholders:
-            known = sorted(placeholders)
+        if name not in PLACEHOLDERS:
+            known = sorted(PLACEHOLDERS)
             raise PluginError(f"docs/{page.file.src_uri}: unknown placeholder <!-- handbook:{name} -->; known: {known}")
         try:
-            return placeholders[name](page.file.src_uri, lang)
+            return PLACEHOLDERS[name](page.file.src_uri, lang)
         except render.RenderError as e:
             raise PluginError(str(e)) from None
 
