@@ -104,8 +104,11 @@ _QUERY_FIXED = (
     # pages that name it carry (the index's `ids` field, see identifiers())
     r'.replace(/[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+/g,m=>m+" "+m.replace(/_/g,""))'
     # lunr's query lexer splits terms only on spaces, while the index splits metric keys and identifiers
-    # (rewards/margins, grad_norm) on '/', '_', '=' and Chinese punctuation: split the query the same way
-    r'.replace(/[\/_=:;+()\[\]{}<>`,!?"\'，。？！、：；（）【】《》“”‘’…]+/g," ")'
+    # (rewards/margins, grad_norm) on '/', '_', '=' and Chinese punctuation: split the query the same way.
+    # lunr's own operators go too: a pasted "--flag" or "- item" made its lexer throw ("expecting term or
+    # field, found 'PRESENCE'") and the box listed nothing; "-0.28" excluded the pages quoting 0.28; "~" and
+    # "^" asked for fuzzy matches and boosts, and a backslash escaped the next character
+    r'.replace(/[\/_=:;+()\[\]{}<>`,!?"\'，。？！、：；（）【】《》“”‘’…~^\\-]+/g," ")'
     # a Chinese run and an identifier or number written against it are separate words: "GRPO训练reward的std"
     r'.replace(/(\p{sc=Han})(?=[^\p{sc=Han}\s])|([^\p{sc=Han}\s])(?=\p{sc=Han})/gu,"$1$2 ")'
     # CamelCase splits exactly where the index's separator does, before an upper case letter followed by a lower

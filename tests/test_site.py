@@ -489,6 +489,36 @@ def test_search_query_rewriting(site):
     assert "this.b(.75)" in worker, "BM25 length normalisation is back on (Material builds the index with b=0)"
 
 
+PASTED = [
+    "torchrun --nnodes=2 --nproc_per_node=8 train_grpo.py hangs",
+    "accelerate launch --num_processes 2 --config_file zero3.yaml train.py error",
+    "--dpo_ftx 参数 报错",
+    "swift rlhf --rlhf_type grpo --use_vllm true 卡住",
+    '  File "/usr/lib/python3.11/site-packages/trl/trainer/grpo_trainer.py", line 1024, in _prepare_inputs',
+    "RuntimeError: element 0 of tensors does not require grad and does not have a grad_fn",
+    "{'loss': -0.28, 'grad_norm': nan, 'reward': 0.0, 'reward_std': 0.0, 'epoch': 0.01}",
+    '{"loss": 0.6931, "rewards/margins": 0.0, "step": 1}',
+    "- name: deepspeed\n  value: --zero_stage 3 ~ ^2 \\ loss",
+    "|   step | loss | grad_norm |\n|--------|------|-----------|\n|      1 | 0.69 | -1e-4 |",
+    "lora_alpha=16 -- lr 1e-5 ~ +loss -kl",
+]
+
+
+@pytest.mark.site
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_no_pasted_text_makes_search_fail(site, lang):
+    """Command lines with --flags, tracebacks, JSON, YAML and log tables return results: lunr's operators
+    (a leading "-" or "+", "~", "^", a backslash) never reach its parser, which threw on "--flag" and left the
+    box empty. _node_search_raw fails on any "Invalid query" the worker logs."""
+    out, code, _ = site
+    assert code == 0
+    results = _node_search_raw(out, [(lang, q) for q in PASTED])
+    empty = [r["query"] for r in results if not r["top"]]
+    assert not empty, f"pasted text found nothing: {empty}"
+    for r in results:
+        assert r["lunr"] and not any(t[:1] in "-+" or "~" in t or "^" in t for t in r["lunr"].split()), r
+
+
 def _node_search_raw(out, cases):
     """tests/search_eval.js on (lang, query) pairs: English results first, then Chinese."""
     import json
@@ -505,6 +535,8 @@ def _node_search_raw(out, cases):
         timeout=300,
     )
     assert run.returncode == 0, run.stderr[-3000:]
+    # Material's worker catches lunr's QueryParseError, logs "Invalid query" and lists nothing
+    assert "Invalid query" not in run.stderr, run.stderr[-3000:]
     results = json.loads(run.stdout)
     assert sorted((r["lang"], r["query"]) for r in results) == sorted(cases), "search_eval.js lost a query"
     return results
