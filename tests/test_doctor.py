@@ -8,6 +8,7 @@ import sys
 import time
 
 import pytest
+from rlhf_doctor import cli
 
 from handbook import doctor_rules as doctor
 from handbook import pages
@@ -99,7 +100,13 @@ def test_short_excerpt_and_unless():
     (found,) = R.diagnose(one, [{**PAGE, "rule": rule}])
     assert found.evidence[0].text == "loss below 0.05 for 1 logged step(s)", "the count matched, not the rule's 3"
     long = [{"step": s, "loss": 0.0} for s in range(1, 6)]
-    assert R.diagnose(long, [{**PAGE, "rule": rule}])[0].evidence[0].text == "loss below 0.05 for 3 logged step(s)"
+    (found,) = R.diagnose(long, [{**PAGE, "rule": rule}])
+    assert found.evidence[0].text == "loss below 0.05 for 5 logged step(s)", "what the log shows, not the rule's 3"
+    assert "steps 1–5: 0, 0, 0, 0, 0" in cli.report([found], long)
+    two = [{"step": 3, "loss": 0.0}, {"step": 9, "loss": 0.01}]
+    assert "loss below 0.05 for 2 logged step(s): steps 3, 9: 0, 0.01" in cli.report(
+        R.diagnose(two, [{**PAGE, "rule": rule}]), two
+    )
     assert not R.diagnose(one + [{"step": 2, "loss": 0.5}], [{**PAGE, "rule": rule}])
     vetoed = {**rule, "unless": [{"metric": "grad_norm", "is": "below", "value": 1e-10}]}
     assert not R.diagnose(one, [{**PAGE, "rule": vetoed}])

@@ -76,6 +76,21 @@ def test_a_pasted_log_names_its_page_in_the_readers_language(page, server, lang)
 
 @pytest.mark.browser
 @pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_no_javascript_notice_goes_when_javascript_runs(page, server, lang):
+    """The page's HTML says the diagnosis needs JavaScript (for readers without it); once the script runs, before
+    any click, the panel says what to do instead, naming the button as it reads."""
+    html = page.request.get(_url(server, lang, "debugging/log-doctor/")).text()
+    assert "JavaScript" in html.split('class="hb-doctor__out"', 1)[1][:300], "the no-JavaScript notice is gone"
+    page.goto(_url(server, lang, "debugging/log-doctor/"))
+    out = page.locator(".hb-doctor__out")
+    page.wait_for_selector(".hb-doctor__out .hb-doctor__ready", timeout=10000)
+    text = out.inner_text()
+    assert "JavaScript" not in text, text
+    assert page.locator(".hb-doctor__run").inner_text().strip() in text, text
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_healthy_log_says_what_was_read_and_garbage_lists_the_formats(page, server, lang):
     log = cli.read_log(HEALTHY)
     assert not R.diagnose(log, R.load_rules(), lang)

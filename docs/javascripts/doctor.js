@@ -1216,8 +1216,8 @@
     }
     const rulesFor = get(cond, "for", PATTERNS[pattern].defaultFor);
     let n = pyStr(rulesFor, tokens.get("for"));
-    if (PATTERNS[pattern].capped && points && points.length < Math.trunc(Number(rulesFor))) {
-      n = String(points.length); // a pasted row or two: "for 1 logged step(s)", not the rule's 2
+    if (PATTERNS[pattern].capped && points) {
+      n = String(points.length); // what the log shows (0 at steps 1 and 2: "for 2 logged step(s)"), not `for`
     }
     const vars = { metric: metric || cond.metric, value: pyStr(value, valueToken), n, pct };
     return PATTERNS[pattern][lang].replace(/\{(\w+)\}/g, (_, k) => vars[k]);
@@ -1253,7 +1253,9 @@
     const step = (s) => BigInt(s).toString();
     const shown = pts.slice(0, 6).map((p) => fmt(p[1])).join(", ") + (pts.length > 6 ? ", …" : "");
     const first = step(pts[0][0]), last = step(pts[pts.length - 1][0]);
-    const span = pts.length === 1 ? `${t.step} ${first}` : `${t.steps} ${first}–${last}`;
+    // cli._span: each step for up to three ("steps 1, 2"; NaN at scattered steps), else a range
+    const span = pts.length === 1 ? `${t.step} ${first}` :
+      pts.length <= 3 ? `${t.steps} ` + pts.map((p) => step(p[0])).join(", ") : `${t.steps} ${first}–${last}`;
     return `${ev.text}: ${span}: ${shown}`;
   }
 
@@ -1288,6 +1290,7 @@
   // ---- the page's panel --------------------------------------------------------------------------------------
   const UI = {
     en: {
+      ready: "Paste a log above, then Diagnose my log (or Ctrl+Enter).",
       reading: "Reading the rules…",
       rulesFailed: "The rules could not be loaded ({url}). Reload the page, or run rlhf-doctor on your machine.",
       unreadable: "This text could not be read as a training log.",
@@ -1312,6 +1315,7 @@
       ],
     },
     zh: {
+      ready: "在上面粘贴日志，然后点击“诊断我的日志”（或按 Ctrl+Enter）。",
       reading: "正在读取规则…",
       rulesFailed: "规则加载失败（{url}）。请刷新页面，或在本机运行 rlhf-doctor。",
       unreadable: "这段文本无法作为训练日志读取。",
@@ -1432,6 +1436,8 @@
         out.replaceChildren(el("p", fill(UI[lang].rulesFailed, { url: e.url || "" }), "hb-doctor__error"));
       });
     };
+    // the page's no-JavaScript notice ("needs JavaScript"): JavaScript runs, so it says what to do instead
+    out.replaceChildren(el("p", UI[lang].ready, "hb-doctor__ready"));
     panel.querySelector(".hb-doctor__run").addEventListener("click", run);
     const file = panel.querySelector(".hb-doctor__file");
     if (file) { // a log file (trainer_state.json, a .jsonl, a CSV export): read here, put in the box, diagnosed

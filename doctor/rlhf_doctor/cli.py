@@ -291,6 +291,15 @@ def _fmt(v: float) -> str:
     return f"{v:.4g}" if v == v and abs(v) != float("inf") else str(v)
 
 
+def _span(pts, t) -> str:
+    """The steps of the evidence: each one for up to three ("steps 1, 2"; NaN at scattered steps), else a range."""
+    if len(pts) == 1:
+        return f"{t['step']} {pts[0][0]}"
+    if len(pts) <= 3:
+        return f"{t['steps']} " + ", ".join(str(s) for s, _ in pts)
+    return f"{t['steps']} {pts[0][0]}–{pts[-1][0]}"
+
+
 def report(findings, log: list[dict], lang: str = "en") -> str:
     t = TEXT[lang]
     n_keys = len(R.keys(log) - {"step"})
@@ -308,7 +317,7 @@ def report(findings, log: list[dict], lang: str = "en") -> str:
             pts = ev.points
             if pts:
                 shown = ", ".join(f"{_fmt(v)}" for _, v in pts[:6]) + (", …" if len(pts) > 6 else "")
-                span = f"{t['step']} {pts[0][0]}" if len(pts) == 1 else f"{t['steps']} {pts[0][0]}–{pts[-1][0]}"
+                span = _span(pts, t)
                 out.append(f"   - {ev.text}: {span}: {shown}")
             else:
                 out.append(f"   - {ev.text}")

@@ -253,8 +253,8 @@ def describe(cond: dict, lang: str, metric: str | None = None, points: list | No
         value = 10
     words = getattr(PATTERNS[pattern], lang)
     n = cond.get("for", PATTERNS[pattern].default_for)
-    if PATTERNS[pattern].capped and points is not None and len(points) < int(n):
-        n = len(points)  # a pasted row or two: "for 1 logged step(s)", not the rule's 2
+    if PATTERNS[pattern].capped and points is not None:
+        n = len(points)  # what the log shows (0 at steps 1 and 2: "for 2 logged step(s)"), not the rule's `for`
     return words.format(metric=metric or cond["metric"], value=value, n=n, pct=pct)
 
 
