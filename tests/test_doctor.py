@@ -293,3 +293,18 @@ def test_other_frameworks_metric_names_map_onto_trls(tmp_path):
     first, second = cli.read_log(summary)
     assert (first["completions/clipped_ratio"], first["reward"]) == ("1", "0")
     assert second["clip_ratio/region_mean"] == "0.0"
+
+
+def test_one_isolated_grad_norm_spike_names_the_explosion_page():
+    """Users paste a run with one spike (0.9, 1.1, 1.0, then 11140): the rule's 'above 100 for 2' misses it; its
+    'spike' condition (20x the median of the steps before) fires; a smooth run, and one high but steady, do not."""
+    rule = next(p for p in doctor.export()["pages"] if p["id"] == "grad-norm-explosion")
+    rows = [{"step": s, "loss": 1.0, "grad_norm": g} for s, g in enumerate([1.2, 0.9, 1.1, 1.0, 11140.0, 1.3], 1)]
+    (found,) = R.diagnose(rows, [rule])
+    assert [(e.text, e.points) for e in found.evidence] == [
+        ("grad_norm jumps to 20x the median of the steps before", [(5, 11140.0)])
+    ]
+    steady = [{**r, "grad_norm": 150.0 + r["step"]} for r in rows]  # high from the start: the "above" condition
+    assert R.diagnose(steady, [rule])
+    smooth = [{**r, "grad_norm": 1.0 + 0.2 * (r["step"] % 2)} for r in rows]
+    assert not R.diagnose(smooth, [rule])
