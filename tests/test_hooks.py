@@ -82,3 +82,16 @@ def test_the_sidebar_shows_the_nav_title_with_code_and_escapes_the_rest():
     assert macros.render_title(page).strip() == "<code>kl</code> keeps &lt;rising&gt;"
     guide = SimpleNamespace(meta={}, title="Start here", typeset=None)
     assert macros.render_title(guide).strip() == "Start here"
+
+
+def test_the_chinese_terms_are_the_pages_and_stay_whole():
+    """handbook/zh_terms.txt (jieba's user dictionary for the Chinese index): every term is written in a Chinese
+    page, appears once, and jieba keeps it whole (its own dictionary cuts each: 灾难性遗忘 → 灾难性/遗忘)."""
+    search = importlib.import_module("search")
+    terms = search.ZH_TERMS.read_text(encoding="utf-8").split()
+    assert len(terms) == len(set(terms)) >= 30, "a term listed twice, or the list lost its terms"
+    text = "".join(p.read_text(encoding="utf-8") for p in pages.DOCS.rglob("*.zh.md"))
+    assert not [t for t in terms if t not in text], "a term no Chinese page uses"
+    split = [(t, search._jieba_segment(t)) for t in terms if search._jieba_segment(t) != t]
+    assert not split, f"terms jieba still cuts: {split}"
+    assert search._jieba_segment("训练时显存溢出，灾难性遗忘") == "训练\u200b时\u200b显存溢出\u200b，\u200b灾难性遗忘"
