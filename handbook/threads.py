@@ -3,6 +3,8 @@
 Each entry is one public thread where a user hit a problem training with TRL or a TRL-based stack, with the
 user's words, the answer the thread reached and a verdict against the pages: ``covered`` (a page's cause and
 fix answer it), ``partly`` (a related page: another cause, another release, half the answer) or ``no``.
+An entry with ``found_by: page`` was found by a page's author while writing that page (it answers that page by
+construction): the report gives the coverage of the sample as collected apart.
 ``compat/threads-blind.yaml`` has the same fields and is kept apart: it is judged once, at the end of a round of
 page writing, and its figures are reported separately.
 """
@@ -125,6 +127,14 @@ def report(entries: list[dict], key: str = "family") -> str:
     table = coverage(entries, key)
     order = sorted((k for k in table if k != "all"), key=lambda k: -sum(table[k].values())) + ["all"]
     lines = [f"thread sample ({len(entries)} threads, {SAMPLE.name}): coverage per {key}"]
+    collected = [e for e in entries if e.get("found_by") != "page"]
+    if len(collected) < len(entries):  # threads a page's author found while writing it answer that page by design
+        c = coverage(collected, key)["all"]
+        n = sum(c.values())
+        lines.append(
+            f"  {'as collected':<17} {n:>4}  covered {c['covered']:>3} ({c['covered'] / n:4.0%})  partly "
+            f"{c['partly']:>3}  no {c['no']:>3} ({c['no'] / n:4.0%})  (without the {len(entries) - n} found_by: page)"
+        )
     for k in order:
         c = table[k]
         n = sum(c.values())
