@@ -78,7 +78,11 @@ def test_patterns():
     assert not fires({"metric": "kl", "is": "falling"}, rows)
     assert fires({"metric": "loss", "is": "equals", "value": 0.693147, "for": 5}, rows)
     assert fires({"metric": "loss", "is": "constant", "for": 9}, rows)
-    assert not fires({"metric": "loss", "is": "constant", "for": 10}, rows)
+    # fewer values than `for` (a pasted excerpt): constant when every value logged is the same, as above/below
+    assert fires({"metric": "loss", "is": "constant", "for": 10}, rows)
+    changed = rows[:4] + [{**rows[4], "loss": 0.5}] + rows[5:]
+    assert not fires({"metric": "loss", "is": "constant", "for": 5}, changed)
+    assert fires({"metric": "loss", "is": "constant", "for": 4}, changed)
     assert fires({"metric": "entropy", "is": "missing"}, rows)
     assert not fires({"metric": "kl", "is": "missing"}, rows)
     assert fires({"metric": "grad_*", "is": "present"}, rows)
@@ -99,6 +103,12 @@ def test_short_excerpt_and_unless():
     one = [{"step": 1, "loss": 0.0, "grad_norm": 0.0}]
     (found,) = R.diagnose(one, [{**PAGE, "rule": rule}])
     assert found.evidence[0].text == "loss below 0.05 for 1 logged step(s)", "the count matched, not the rule's 3"
+    ln2 = {"when": [{"metric": "loss", "is": "equals", "value": 0.6931, "for": 3}, {"metric": "m", "is": "constant"}]}
+    (found,) = R.diagnose([{"step": 7, "loss": 0.6931, "m": 0.0}], [{**PAGE, "rule": ln2}])  # one pasted row
+    assert [e.text for e in found.evidence] == [
+        "loss equal to 0.6931 for 1 logged step(s)",
+        "m unchanged for 1 logged step(s)",
+    ]
     long = [{"step": s, "loss": 0.0} for s in range(1, 6)]
     (found,) = R.diagnose(long, [{**PAGE, "rule": rule}])
     assert found.evidence[0].text == "loss below 0.05 for 5 logged step(s)", "what the log shows, not the rule's 3"

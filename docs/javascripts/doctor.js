@@ -1062,6 +1062,7 @@
     constant: {
       match: (pts, finite, cond, n) => {
         const tol = get(cond, "tol", 1e-9);
+        n = short(finite, n); // a pasted row or two, like above/below/equals: every value logged is the same
         let i = 0;
         while (i < finite.length) {
           let j = i;
@@ -1071,7 +1072,8 @@
         }
         return null;
       },
-      en: "{metric} unchanged for {n} logged steps", zh: "{metric} 连续 {n} 个记录步保持不变", defaultFor: 3,
+      en: "{metric} unchanged for {n} logged step(s)", zh: "{metric} 连续 {n} 个记录步保持不变", defaultFor: 3,
+      capped: true,
     },
     rising: {
       match: trend(1),

@@ -126,6 +126,7 @@ def _equals(pts, finite, cond, n):
 
 def _constant(pts, finite, cond, n):
     tol = cond.get("tol", 1e-9)
+    n = _short(finite, n)  # a pasted row or two, like above/below/equals: every value logged is the same
     i = 0
     while i < len(finite):
         j = i
@@ -201,7 +202,11 @@ PATTERNS: dict[str, Pattern] = {
         capped=True,
     ),
     "constant": Pattern(
-        _constant, "{metric} unchanged for {n} logged steps", "{metric} 连续 {n} 个记录步保持不变", default_for=3
+        _constant,
+        "{metric} unchanged for {n} logged step(s)",
+        "{metric} 连续 {n} 个记录步保持不变",
+        default_for=3,
+        capped=True,
     ),
     "rising": Pattern(
         _trend(1),
