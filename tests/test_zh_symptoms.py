@@ -29,6 +29,9 @@ def test_records_are_well_formed():
         assert isinstance(rec["page"], str) and rec["page"], f"record {i}: page"
         assert isinstance(rec["symptom"], str) and rec["symptom"].strip() == rec["symptom"], f"record {i}: symptom"
         assert 0 < len(rec["symptom"]) <= 60, f"record {i}: symptom longer than a search box ({len(rec['symptom'])})"
+        # lunr's TokenSet reads '*' in an indexed term as a wildcard: one such Chinese token made every
+        # zh query throw "Cannot read properties of undefined (reading '_index')" (seen with '8*80G')
+        assert "*" not in rec["symptom"], f"record {i}: '*' in a symptom breaks the Chinese search index"
         assert isinstance(rec["source"], str) and rec["source"].startswith("https://"), f"record {i}: source"
         assert " " not in rec["source"], f"record {i}: source has a space"
         assert isinstance(rec["translated"], bool), f"record {i}: translated must be true or false"
