@@ -299,6 +299,16 @@ def on_post_build(config, **kwargs):
     fix_segmentation(config)
 
 
+# lunr builds the set of indexed words as a minimised trie and merges two nodes when their keys match; the key
+# is the node's edge labels each followed by the child's id, with nothing between, so a digit label can run into
+# an id ("1" then node 23 reads as "123", as "12" then node 3 would). Two different nodes then merge and a prefix
+# search expands to words the index lacks: with the Chinese index of 117 added symptom lines, every query holding
+# "trl" (a pasted traceback, a library name) threw "Cannot read properties of undefined (reading '_index')" in
+# Index.query and the box listed nothing. A comma after each id keeps the keys apart.
+_TOKENSET = "var s=r[i],o=this.edges[s];e=e+s+o.id}return e}"
+_TOKENSET_FIXED = 'var s=r[i],o=this.edges[s];e=e+s+o.id+","}return e}'
+
+
 def fix_segmentation(config):
     workers = list((pathlib.Path(config["site_dir"]) / "assets" / "javascripts" / "workers").glob("search.*.min.js"))
     if not workers:
@@ -317,6 +327,11 @@ def fix_segmentation(config):
                 f"hooks/search.py: index options not found in {worker.name} (did mkdocs-material change?)"
             )
         text = text.replace(_LENGTH, _LENGTH_FIXED, 1)
+        if text.count(_TOKENSET) != 1:
+            raise PluginError(
+                f"hooks/search.py: lunr's TokenSet key not found in {worker.name} (did mkdocs-material change?)"
+            )
+        text = text.replace(_TOKENSET, _TOKENSET_FIXED, 1)
         terms = _TERMS.search(text)
         if not terms:
             raise PluginError(f"hooks/search.py: query terms not found in {worker.name} (did mkdocs-material change?)")

@@ -95,3 +95,20 @@ def test_the_chinese_terms_are_the_pages_and_stay_whole():
     split = [(t, search._jieba_segment(t)) for t in terms if search._jieba_segment(t) != t]
     assert not split, f"terms jieba still cuts: {split}"
     assert search._jieba_segment("训练时显存溢出，灾难性遗忘") == "训练\u200b时\u200b显存溢出\u200b，\u200b灾难性遗忘"
+
+
+def test_search_worker_keeps_lunr_token_set_keys_apart(tmp_path):
+    """lunr's minimised word trie keyed a node by its edge labels and child ids run together, so a digit label
+    ran into an id ("1" + node 23 = "12" + node 3) and two different nodes merged: a query holding "trl" then
+    threw in Index.query (reading '_index' of undefined) and listed nothing. The patched worker separates ids."""
+    import material
+
+    search = importlib.import_module("search")
+    workers = pathlib.Path(material.__file__).parent / "templates" / "assets" / "javascripts" / "workers"
+    out = tmp_path / "assets" / "javascripts" / "workers"
+    out.mkdir(parents=True)
+    for worker in workers.glob("search.*.min.js"):
+        (out / worker.name).write_text(worker.read_text(encoding="utf-8"), encoding="utf-8")
+    search.fix_segmentation({"site_dir": str(tmp_path)})
+    patched = [w.read_text(encoding="utf-8") for w in out.glob("search.*.min.js")]
+    assert patched and all(search._TOKENSET_FIXED in t and search._TOKENSET not in t for t in patched)
