@@ -72,3 +72,34 @@ def test_corpus_is_real_and_sourced():
     assert len(ENTRIES) >= 25 and len({e["project"] for e in ENTRIES}) >= 4
     assert sum(not e["problem"] for e in ENTRIES) >= 6, "healthy logs are needed to count false alarms"
     assert all(pathlib.Path(e["file"]).name == e["file"] for e in ENTRIES)
+
+
+TUNING = pages.ROOT / "doctor" / "tests" / "tuning-new"
+TUNING_ENTRIES = yaml.safe_load((TUNING / "index.yaml").read_text(encoding="utf-8"))
+TUNING_RIGHT = 7
+"""Right on 7 of the 14 logs collected for the doctor's next rules (2026-12-06; 5 before the rules were changed on
+them): the floor until they join the corpus at the corpus's share."""
+
+
+@pytest.mark.parametrize("entry", TUNING_ENTRIES, ids=lambda e: e["file"])
+def test_tuning_entry_is_well_formed(entry):
+    assert FIELDS <= set(entry), f"{entry.get('file')}: missing {sorted(FIELDS - set(entry))}"
+    assert (TUNING / entry["file"]).is_file(), entry["file"]
+    assert set(entry["pages"]) <= KNOWN, f"{entry['file']}: unknown pages {set(entry['pages']) - KNOWN}"
+    cli.read_log(TUNING / entry["file"])
+
+
+def test_tuning_logs_figures(record_property):
+    """The logs collected for the next round of rules (doctor/tests/tuning-new): scored like the corpus, reported
+    apart; no false alarm, and no fewer right than when the rules were last changed on them."""
+    rules = doctor_rules.export()["pages"]
+    outcomes = collections.Counter(
+        _score(e, R.diagnose(cli.read_log(TUNING / e["file"]), rules)) for e in TUNING_ENTRIES
+    )
+    kinds = ("right", "wrong", "silent", "false alarm")
+    record_property(
+        "figures",
+        f"log doctor on the {len(TUNING_ENTRIES)} tuning-new logs: " + "  ".join(f"{k} {outcomes[k]}" for k in kinds),
+    )
+    assert outcomes["false alarm"] == 0, outcomes
+    assert outcomes["right"] >= TUNING_RIGHT, outcomes
