@@ -33,7 +33,7 @@ from datetime import timedelta
 import torch
 import torch.distributed as dist
 from datasets import Dataset
-from transformers import TrainingArguments, set_seed
+from transformers import AutoModelForCausalLM, TrainingArguments, set_seed
 from trl import SFTTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
@@ -74,8 +74,9 @@ def run_rank(seed, timeout):
     if timeout != sft_config.ddp_timeout:  # the symptom: a timeout shorter than
         # preparing, standing for the default 1800 s (a torch helper)
         dist.distributed_c10d._set_pg_timeout(timedelta(seconds=timeout))
-    dist.barrier()  # both ranks start together
     set_seed(seed)
+    model = AutoModelForCausalLM.from_pretrained(MODEL)  # loaded before the sync
+    dist.barrier()  # both ranks start preparing together
     args = dataclasses.replace(
         sft_config,
         output_dir=tempfile.mkdtemp(),
@@ -91,7 +92,7 @@ def run_rank(seed, timeout):
     started = time.time()
     try:
         trainer = SFTTrainer(
-            MODEL,
+            model,
             args=args,
             train_dataset=Dataset.from_list(rows),
             formatting_func=slow_format,
