@@ -56,8 +56,9 @@ processor = AutoProcessor.from_pretrained(VLM)
 COLOURS = {"Red.": (200, 30, 30), "Green.": (30, 200, 30)}
 
 
-def turn(role, text, image=False):
-    parts = [{"type": "image"}] if image else []
+def turn(role, text, image=False, before=""):
+    parts = [{"type": "text", "text": before}] if before else []
+    parts += [{"type": "image"}] if image else []
     return {"role": role, "content": parts + [{"type": "text", "text": text}]}
 
 
@@ -77,21 +78,34 @@ def rows():
     return chat * 2, pc * 2, pref * 2
 
 
-def train(seed, trainer_cls, config, data, **overrides):
-    """Two steps; the loss logs, or the error the run stopped with."""
+def long_rows():
+    """Two rows with a long text before the image: their image ends much later."""
+    context = "Here is the page of a report, read it before the picture. " * 8
+    out = []
+    for answer, rgb in COLOURS.items():
+        user = turn("user", "What colour is it?", image=True, before=context)
+        messages = [user, turn("assistant", answer)]
+        out.append({"images": [Image.new("RGB", (64, 48), rgb)], "messages": messages})
+    return out
+
+
+def train(seed, trainer_cls, config, data, steps=2, **overrides):
+    """Steps in dataset order: (the loss logs, the error the run stopped with)."""
     set_seed(seed)
     args = dataclasses.replace(
         config,
         output_dir=tempfile.mkdtemp(),
         per_device_train_batch_size=2,
-        max_steps=2,
+        max_steps=steps,
         learning_rate=config.learning_rate * LR_SCALE,
         logging_steps=1,
         save_strategy="no",
         report_to="none",
         seed=seed,
+        train_sampling_strategy="sequential",  # the rows in dataset order
         **overrides,
     )
+    trainer, error = None, None
     try:
         trainer = trainer_cls(
             model=AutoModelForImageTextToText.from_pretrained(VLM),
@@ -100,37 +114,45 @@ def train(seed, trainer_cls, config, data, **overrides):
             processing_class=processor,
         )
         trainer.train()
-    except ValueError as error:
-        cause = error.__cause__
-        return f"ValueError: {error}" + (f" <- {cause}" if cause else "")
-    return [h for h in trainer.state.log_history if "loss" in h]
+    except ValueError as exc:
+        cause = f" <- {exc.__cause__}" if exc.__cause__ else ""
+        error = f"ValueError: {exc}{cause}"
+    history = trainer.state.log_history if trainer else []
+    return [h for h in history if "loss" in h], error
 
 
 def check(seed: int = 0) -> str:
     chat, pc, pref = rows()
     ends = [sample_lengths(processor, r["messages"], r["images"]) for r in chat]
+    longest = max(total for _, total in ends)
     # one token short of the end of the image: the last placeholder is cut
     short = min(image_end for image_end, _ in ends) - 1
 
-    cut_chat = train(seed, SFTTrainer, sft_config, chat, max_length=short)
+    # a limit every short row fits in; the long rows come in the third batch
+    mixed = chat + long_rows()
+    long_end = sample_lengths(processor, mixed[-1]["messages"], mixed[-1]["images"])[0]
+    assert long_end > longest, f"set-up: the long rows' image ends past {longest}"
+    logs, error = train(seed, SFTTrainer, sft_config, mixed, 3, max_length=longest)
     mismatch = (
         "ValueError: Mismatch in `image` token count between text and `input_ids`"
     )
-    assert str(cut_chat).startswith(mismatch), f"claim: messages rows {cut_chat}"
+    assert str(error).startswith(mismatch), f"claim: messages rows {error}"
+    assert len(logs) >= 1, f"claim: a step trained before the error {logs}"
 
     too_short = f"ValueError: The current `max_length` ({short}) is too short"
     features = "Image features and image tokens do not match"
-    cut_pc = train(seed, SFTTrainer, sft_config, pc, max_length=short)
-    cut_pref = train(seed, DPOTrainer, dpo_config, pref, max_length=short)
-    for name, got in {"SFT prompt-completion": cut_pc, "DPO": cut_pref}.items():
+    cut = {
+        "SFT prompt-completion": train(
+            seed, SFTTrainer, sft_config, pc, max_length=short
+        ),
+        "DPO": train(seed, DPOTrainer, dpo_config, pref, max_length=short),
+    }
+    for name, (_, got) in cut.items():
         assert str(got).startswith(too_short), f"claim: {name} {got}"
         assert f"<- {features}" in got, f"claim: {name} wraps the model's error {got}"
 
-    longest = max(total for _, total in ends)
-    fits = train(seed, SFTTrainer, sft_config, chat, max_length=longest)
-    assert isinstance(fits, list), f"claim: the longest row's length trains {fits}"
     keep_end_mode = dataclasses.replace(sft_config, truncation_mode="keep_end")
-    refused = train(seed, SFTTrainer, keep_end_mode, chat, max_length=short)
+    _, refused = train(seed, SFTTrainer, keep_end_mode, chat, max_length=short)
     assert str(refused).startswith(
         "ValueError: truncation_mode='keep_end' is not supported for vision datasets"
     ), f"claim: keep_end is refused {refused}"
@@ -140,9 +162,9 @@ def check(seed: int = 0) -> str:
         "SFT prompt-completion": train(seed, SFTTrainer, sft_config, pc),
         "DPO": train(seed, DPOTrainer, dpo_config, pref),
     }
-    for name, logs in fixed.items():
-        assert isinstance(logs, list) and len(logs) == 2, f"claim: {name} trains {logs}"
-        assert logs[-1]["grad_norm"] > 0, f"claim: {name} with gradients {logs}"
+    for name, (steps, failed) in fixed.items():
+        assert failed is None and len(steps) == 2, f"claim: {name} trains {failed}"
+        assert steps[-1]["grad_norm"] > 0, f"claim: {name} with gradients {steps}"
 
     # Qwen2-VL's image processor (transformers' defaults): one 1280x960 photo
     photo = [Image.new("RGB", (1280, 960))]
@@ -160,12 +182,11 @@ def check(seed: int = 0) -> str:
     assert tokens["max_pixels"] < default_limit / 4, f"claim: max_pixels {tokens}"
 
     return (
-        f"max_length={short} (image ends at {short + 1}): messages -> "
-        f"{cut_chat[:60]}...; prompt-completion and DPO -> {cut_pc[:60]}...; "
-        f"max_length={longest} trains; keep_end refused; "
-        f"max_length=None trains all three; Qwen2-VL photo "
-        f"{tokens['default']} tokens (default max_length {default_limit}), "
-        f"{tokens['max_pixels']} with max_pixels"
+        f"max_length={longest}: {len(logs)} step(s) trained, then (long rows, image at "
+        f"{long_end}) -> {error[:50]}...; max_length={short}: prompt-completion "
+        f"and DPO -> {cut['DPO'][1][:50]}...; keep_end refused; max_length=None "
+        f"trains all three; Qwen2-VL photo {tokens['default']} tokens (default "
+        f"max_length {default_limit}), {tokens['max_pixels']} with max_pixels"
     )
 
 
