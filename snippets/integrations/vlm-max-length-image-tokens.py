@@ -151,6 +151,10 @@ def check(seed: int = 0) -> str:
         assert str(got).startswith(too_short), f"claim: {name} {got}"
         assert f"<- {features}" in got, f"claim: {name} wraps the model's error {got}"
 
+    # ends right after the image: no error, but the answer is cut away
+    _, silent = train(seed, SFTTrainer, sft_config, chat, max_length=short + 1)
+    assert silent is None and longest > short + 1, f"claim: no error {silent}"
+
     keep_end_mode = dataclasses.replace(sft_config, truncation_mode="keep_end")
     _, refused = train(seed, SFTTrainer, keep_end_mode, chat, max_length=short)
     assert str(refused).startswith(
