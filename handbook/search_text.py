@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import pathlib
 import re
 
 from handbook.ui import LABELS
@@ -33,3 +34,18 @@ def search_preview_first(text: str, lang: str) -> str:
             text = text[: m.start()] + text[m.end() :]
     text = text[intro.search(text).start() :]
     return " ".join([*first, text])
+
+
+ZH_TERMS = pathlib.Path(__file__).with_name("zh_terms.txt")
+"""The handbook's Chinese terms that jieba's own dictionary cuts into pieces (显存溢出, 灾难性遗忘 → 灾难性/遗忘): a
+jieba user dictionary, loaded before the first page is cut into words (hooks/speed.py for Material's titles and
+text, hooks/search.py for the symptoms), so a term is one indexed word wherever it appears. A query's Chinese run
+is matched against every indexed word inside it, so it finds the whole term too."""
+
+
+def load_zh_terms(jieba) -> None:
+    """Add ZH_TERMS to jieba's dictionary, once per process. Only when a page is cut into words: a build whose
+    search entries all come from the cache never loads jieba's dictionary (tests/test_build_speed.py)."""
+    if not getattr(jieba, "_handbook_terms", False):
+        jieba.load_userdict(str(ZH_TERMS))
+        jieba._handbook_terms = True

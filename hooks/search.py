@@ -208,29 +208,18 @@ def _segment(text: str) -> str:
     return _SEGMENTS.get(text, lambda: _jieba_segment(text))
 
 
-ZH_TERMS = hp.ROOT / "handbook" / "zh_terms.txt"
-"""The handbook's Chinese terms that jieba's own dictionary cuts into pieces (显存溢出, 灾难性遗忘 → 灾难性/遗忘):
-a jieba user dictionary, loaded by Material's search plugin (mkdocs.yml: jieba_dict_user) for titles and text,
-and here for the symptoms, so a term is one indexed word wherever it appears. A query's Chinese run is matched
-against every indexed word inside it (_SEGMENT_FIXED), so it finds the whole term too. tests/test_hooks.py checks
-that every term is in a Chinese page and stays whole."""
+ZH_TERMS = search_text.ZH_TERMS
 
 
 def _jieba_segment(text: str) -> str:
     import jieba
 
-    _load_terms(jieba)
+    search_text.load_zh_terms(jieba)
 
     def cut(m: re.Match) -> str:
         return "\u200b" + "\u200b".join(jieba.cut(m.group(0))) + "\u200b"
 
     return re.sub(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+", cut, text).strip("\u200b")
-
-
-def _load_terms(jieba) -> None:
-    if not getattr(jieba, "_handbook_terms", False):  # once per process (Material may have loaded it already)
-        jieba.load_userdict(str(ZH_TERMS))
-        jieba._handbook_terms = True
 
 
 _SEGMENTS = buildcache.Store(

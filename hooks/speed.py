@@ -20,12 +20,16 @@ import pathlib
 from material.plugins.search import plugin as material_search
 from mkdocs.plugins import event_priority
 
-from handbook import buildcache
+from handbook import buildcache, search_text
 
 SEARCH_ENTRIES = buildcache.Store(
     "search-entries",
     # the plugin's own code (any upgrade or patch of it) and jieba's version (its dictionary) make the entries
-    buildcache.code_version(material_search, str(getattr(material_search.jieba, "__version__", None))),
+    buildcache.code_version(
+        material_search,
+        str(getattr(material_search.jieba, "__version__", None)),
+        search_text.ZH_TERMS.read_text(encoding="utf-8"),  # the handbook's terms, added to jieba's dictionary
+    ),
 )
 _dirty = False
 
@@ -68,6 +72,8 @@ def _cache_entries(index, lang: str) -> None:
 
     def add_cached(page):
         def compute():
+            if material_search.jieba is not None:  # the page is cut into words: with the handbook's terms
+                search_text.load_zh_terms(material_search.jieba)
             n = len(index.entries)
             add(page)
             new = index.entries[n:]
