@@ -122,24 +122,22 @@ def coverage(entries: list[dict], key: str = "family") -> dict[str, collections.
     return dict(out)
 
 
+def _row(label: str, c: collections.Counter) -> str:
+    n = sum(c.values())
+    return (
+        f"  {label:<17} {n:>4}  covered {c['covered']:>3} ({c['covered'] / n:4.0%})  partly {c['partly']:>3}  "
+        f"no {c['no']:>3} ({c['no'] / n:4.0%})"
+    )
+
+
 def report(entries: list[dict], key: str = "family") -> str:
-    """The coverage table ``make test`` prints: per family, covered / partly / no and the covered share."""
+    """The coverage table ``make test`` prints: per family, covered / partly / no and the covered share; and the
+    sample as collected apart (threads a page's author found while writing it answer that page by design)."""
     table = coverage(entries, key)
     order = sorted((k for k in table if k != "all"), key=lambda k: -sum(table[k].values())) + ["all"]
     lines = [f"thread sample ({len(entries)} threads, {SAMPLE.name}): coverage per {key}"]
     collected = [e for e in entries if e.get("found_by") != "page"]
-    if len(collected) < len(entries):  # threads a page's author found while writing it answer that page by design
-        c = coverage(collected, key)["all"]
-        n = sum(c.values())
-        lines.append(
-            f"  {'as collected':<17} {n:>4}  covered {c['covered']:>3} ({c['covered'] / n:4.0%})  partly "
-            f"{c['partly']:>3}  no {c['no']:>3} ({c['no'] / n:4.0%})  (without the {len(entries) - n} found_by: page)"
-        )
-    for k in order:
-        c = table[k]
-        n = sum(c.values())
-        lines.append(
-            f"  {k:<17} {n:>4}  covered {c['covered']:>3} ({c['covered'] / n:4.0%})  partly {c['partly']:>3}  "
-            f"no {c['no']:>3} ({c['no'] / n:4.0%})"
-        )
-    return "\n".join(lines)
+    if len(collected) < len(entries):
+        found = len(entries) - len(collected)
+        lines.append(_row("as collected", coverage(collected, key)["all"]) + f"  (without the {found} found_by: page)")
+    return "\n".join(lines + [_row(k, table[k]) for k in order])

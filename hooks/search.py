@@ -208,9 +208,6 @@ def _segment(text: str) -> str:
     return _SEGMENTS.get(text, lambda: _jieba_segment(text))
 
 
-ZH_TERMS = search_text.ZH_TERMS
-
-
 def _jieba_segment(text: str) -> str:
     import jieba
 
@@ -224,7 +221,9 @@ def _jieba_segment(text: str) -> str:
 
 _SEGMENTS = buildcache.Store(
     "zh-segments",
-    buildcache.code_version(_jieba_segment, metadata.version("jieba"), ZH_TERMS.read_text(encoding="utf-8")),
+    buildcache.code_version(
+        _jieba_segment, metadata.version("jieba"), search_text.ZH_TERMS.read_text(encoding="utf-8")
+    ),
 )
 
 

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.exceptions import PluginError
 
-from handbook import pages
+from handbook import pages, search_text
 
 sys.path.insert(0, str(pages.ROOT / "hooks"))
 page_meta = importlib.import_module("page_meta")
@@ -88,7 +88,7 @@ def test_the_chinese_terms_are_the_pages_and_stay_whole():
     """handbook/zh_terms.txt (jieba's user dictionary for the Chinese index): every term is written in a Chinese
     page, appears once, and jieba keeps it whole (its own dictionary cuts each: 灾难性遗忘 → 灾难性/遗忘)."""
     search = importlib.import_module("search")
-    terms = search.ZH_TERMS.read_text(encoding="utf-8").split()
+    terms = search_text.ZH_TERMS.read_text(encoding="utf-8").split()
     assert len(terms) == len(set(terms)) >= 30, "a term listed twice, or the list lost its terms"
     text = "".join(p.read_text(encoding="utf-8") for p in pages.DOCS.rglob("*.zh.md"))
     assert not [t for t in terms if t not in text], "a term no Chinese page uses"
