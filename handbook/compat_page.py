@@ -35,10 +35,26 @@ def applies(meta: dict, name: str) -> bool:
     return contract.out_of_range(meta, info.get("stack") or {"trl": info.get("trl", name)}) is None
 
 
+def releases() -> list[str]:
+    """Every TRL release the matrix ran, oldest first, including those it ran only on their release-day stack
+    (TRL 0.19-0.28 predate transformers 5.3 and have no pinned-stack column)."""
+    return sorted({c.get("trl", n) for n, c in columns().items()}, key=version_key)
+
+
+def release_column(trl: str) -> str | None:
+    """The column that speaks for a TRL release: its pinned-stack column, else its release-day column."""
+    cols = columns()
+    for kind in ("pinned", "release"):
+        for name, info in cols.items():
+            if info.get("kind", "pinned") == kind and info.get("trl", name) == trl:
+                return name
+    return None
+
+
 def passed_on(rel: str) -> list[str]:
-    """The TRL releases (pinned-stack columns) on which every seed of the page passed."""
+    """The TRL releases on which every seed the column ran of the page passed (``release_column``)."""
     cells = matrix_results().get("pages", {}).get(rel, {})
-    return [n for n in columns("pinned") if cells.get(n, {}).get("outcome") == "passed"]
+    return [v for v in releases() if cells.get(release_column(v) or "", {}).get("outcome") == "passed"]
 
 
 def spans(names: list[str] | set[str], order: list[str]) -> str:
@@ -56,9 +72,47 @@ def spans(names: list[str] | set[str], order: list[str]) -> str:
 def summary(rel: str) -> tuple[str, int, int] | None:
     """``passed_on`` in a few characters (runs of consecutive releases as ``first–last``), how many releases that
     is and of how many; None before the matrix ran the page."""
-    order = list(columns("pinned"))
+    order = releases()
     ok = set(passed_on(rel))
     return (spans(ok, order), len(ok), len(order)) if ok else None
+
+
+_WHY = (  # (pattern over a failure's first line, label in COMPAT_LABELS): what is absent, said in words
+    (re.compile(r"(?P<cls>[\w.]+)\.__init__\(\) got an unexpected keyword argument '(?P<name>\w+)'"), "why_arg"),
+    (re.compile(r"cannot import name '(?P<name>[\w.]+)' from '(?P<cls>[\w.]+)'"), "why_import"),
+    (re.compile(r"No module named '(?P<name>[\w.]+)'"), "why_module"),
+    (re.compile(r"'(?P<cls>\w+)' object has no attribute '(?P<name>\w+)'"), "why_attr"),
+    (re.compile(r"module '(?P<cls>[\w.]+)' has no attribute '(?P<name>\w+)'"), "why_attr"),
+    (re.compile(r"Unknown loss type: (?P<name>[\w-]+)"), "why_value"),
+    (re.compile(r"claim: (?P<name>[^:]{1,160})"), "why_claim"),
+)
+
+
+def why_not(cell: dict, lang: str) -> str:
+    """Why a page does not hold on a release, in the reader's words: the argument, name or module that release
+    lacks, the page's claim that does not hold there, or else the error the page's code raised there."""
+    t = COMPAT_LABELS[lang]
+    reason = short_reason(cell)
+    for pattern, label in _WHY:
+        m = pattern.search(reason)
+        if m:  # backticks dropped: the words are shown inside code spans
+            return t[label].format(**{k: v.strip().replace("`", "") for k, v in m.groupdict().items()})
+    return t["why_error"].format(error=reason.split(": ", 1)[-1].replace("`", ""))
+
+
+def other_releases(rel: str, meta: dict, lang: str) -> list[tuple[list[str], str]]:
+    """(releases, why) for the releases outside the page's ranges on which it failed, grouped by reason, oldest
+    group first: what a reader on such a release meets instead (``spans`` writes the releases short)."""
+    cells = matrix_results().get("pages", {}).get(rel, {})
+    order = releases()
+    groups: dict[str, list[str]] = {}
+    for v in order:
+        name = release_column(v)
+        cell = cells.get(name or "", {})
+        if name and cell.get("outcome") == "failed" and not applies(meta, name):
+            groups.setdefault(why_not(cell, lang), []).append(v)
+    ranked = sorted(groups.items(), key=lambda g: order.index(g[1][0]))
+    return [(vs, why) for why, vs in ranked]
 
 
 def _pill(cell: dict, inside: bool, t: dict) -> str:
@@ -233,6 +287,8 @@ def render(src_uri: str, lang: str, link, cell_text) -> str:
                 "transformers": meta.get("transformers", ""),
                 "ranges": {d: f"{NAMES[d]} {describe_range(meta[d], lang)}" for d in contract.VERSIONED if meta.get(d)},
                 "failed": failed,
+                # what a reader on a release outside the ranges meets there, in words (the picker shows text)
+                "why": {v: why.replace("`", "") for vs, why in other_releases(rel, meta, lang) for v in vs},
             }
         )
         outside = [n for n, c in cells.items() if c.get("outcome") == "failed" and not applies(meta, n)]
@@ -254,14 +310,23 @@ def render(src_uri: str, lang: str, link, cell_text) -> str:
         "pinned": columns("pinned").get(matrix_results().get("pinned", ""), {}).get("stack", {}),
         "labels": {
             k: t[k]
-            for k in ("out_none", "out_range", "out_needs", "out_failed", "out_failed_with", "out_ok", "out_unobserved")
+            for k in (
+                "out_none",
+                "out_range",
+                "out_needs",
+                "out_why",
+                "out_failed",
+                "out_failed_with",
+                "out_ok",
+                "out_unobserved",
+            )
         },
     }
     payload = html.escape(json.dumps(data, ensure_ascii=False), quote=True)  # an attribute: no script to escape
     trl_options = " ".join(  # spaced: the search index reads the options' text as words, not one "0.29.11.0.0…"
-        f'<option value="{html.escape(c.get("trl", n))}"{" selected" if n == matrix_results().get("pinned") else ""}>'
-        f"{html.escape(c.get('trl', n))}</option>"
-        for n, c in columns("pinned").items()
+        f'<option value="{html.escape(v)}"{" selected" if v == matrix_results().get("pinned") else ""}>'
+        f"{html.escape(v)}</option>"
+        for v in releases()
     )
     tf_seen = sorted({c["transformers"] for c in data["columns"] if c["transformers"]}, key=version_key)
     picker = (

@@ -142,6 +142,13 @@ def render_meta(meta: hp.FrontMatter, lang: str) -> str:
     if meta.fix_line:  # the fix first: what a reader came for; then the cause
         out += ["", f"    **{html.escape(t['fix_line'])}{colon}**{space}{inline_markdown(meta.fix_line)}"]
     out += ["", f"    *{html.escape(t['why'])}{colon}*{space}{inline_markdown(meta.verdict_reason)}", ""]
+    older = compat_page.other_releases(f"docs/{meta.chapter}/{meta.id}.md", meta.model_dump(), lang)
+    if older:  # where the matrix ran the page outside its ranges and it failed: what a reader there meets
+        said = t["older_join"].join(
+            f"TRL {compat_page.spans(vs, compat_page.releases())}{colon}{space}{inline_markdown(why)}"
+            for vs, why in older
+        )
+        out += [f"    *{html.escape(t['older'])}{colon}*{space}{said}", ""]
     return "\n".join(out)
 
 

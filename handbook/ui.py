@@ -86,6 +86,8 @@ LABELS = {
         "claim": "Verdict",
         "fix_line": "Fix",
         "why": "Why",
+        "older": "On other releases",
+        "older_join": "; ",
         "none": "No pages yet.",
         "program": "The whole program",
         "copy_program": "Copy the whole program",
@@ -123,6 +125,8 @@ LABELS = {
         "claim": "结论",
         "fix_line": "修复",
         "why": "原因",
+        "older": "其他版本",
+        "older_join": "；",
         "none": "暂无页面。",
         "program": "完整程序",
         "copy_program": "复制完整程序",
@@ -168,7 +172,11 @@ COMPAT_LABELS = {
         "by_trl_text": "Only TRL differs between these columns, so a change between two of them is TRL's doing.",
         "by_stack": "The stacks users run",
         "by_stack_text": "Each TRL release with the transformers, accelerate and peft current on the day it was "
-        "published (seed 0 only), and the newest TRL on the lowest transformers it accepts and on the newest one.",
+        "published (seed 0 only), and the newest TRL on the lowest transformers it accepts and on the newest one. "
+        "TRL 0.19–0.28 appear only here: they fail on transformers 5.3 and later before any page runs (see "
+        "[the import guards page](../integrations/trl-import-guards-transformers-5.md)), so they have no column on "
+        "the pinned stack. A page that fails on a release outside its range says why on the page, under "
+        "*On other releases*.",
         "out_none": "The handbook did not run TRL {trl}; the nearest releases it ran are {near}.",
         "out_range": "Do not apply to your versions (outside the page's range): {n}",
         "out_needs": "needs {ranges}",
@@ -182,6 +190,14 @@ COMPAT_LABELS = {
         "range_any_except": "any version except {versions}",
         "range_sep": ", ",
         "range_join": "; ",
+        "why_arg": "`{cls}` has no argument `{name}`",
+        "why_import": "`{name}` cannot be imported from `{cls}`",
+        "why_module": "there is no module `{name}`",
+        "why_attr": "`{cls}` has no attribute `{name}`",
+        "why_value": "`{name}` is not an accepted value",
+        "why_claim": "the page's claim does not hold: {name}",
+        "why_error": "the page's code fails: {error}",
+        "out_why": "needs {ranges}; on TRL {trl}: {why}",
     },
     "zh": {
         "page": "页面",
@@ -211,7 +227,10 @@ COMPAT_LABELS = {
         "by_trl_text": "这些列之间只有 TRL 不同，所以两列之间的变化是 TRL 造成的。",
         "by_stack": "用户实际使用的依赖组合",
         "by_stack_text": "每个 TRL 版本配上它发布当天最新的 transformers、accelerate 和 peft（只跑种子 0），"
-        "以及最新 TRL 配它接受的最低 transformers 和最新 transformers。",
+        "以及最新 TRL 配它接受的最低 transformers 和最新 transformers。"
+        "TRL 0.19–0.28 只出现在这里：它们在 transformers 5.3 及以后的版本上，任何页面运行之前就会失败（见"
+        "[导入检查那一页](../integrations/trl-import-guards-transformers-5.md)），所以在固定依赖下没有对应的列。"
+        "页面在其范围之外的版本上失败时，会在页面的“其他版本”一行说明原因。",
         "out_none": "本手册没有运行过 TRL {trl}；运行过的最接近的版本是 {near}。",
         "out_range": "不适用于你的版本（超出页面范围）：{n}",
         "out_needs": "需要 {ranges}",
@@ -225,6 +244,14 @@ COMPAT_LABELS = {
         "range_any_except": "除 {versions} 以外的任何版本",
         "range_sep": "、",
         "range_join": "；",
+        "why_arg": "`{cls}` 没有参数 `{name}`",
+        "why_import": "无法从 `{cls}` 导入 `{name}`",
+        "why_module": "没有模块 `{name}`",
+        "why_attr": "`{cls}` 没有属性 `{name}`",
+        "why_value": "不接受 `{name}` 这个取值",
+        "why_claim": "本页的结论不成立：{name}",
+        "why_error": "本页代码报错：{error}",
+        "out_why": "需要 {ranges}；在 TRL {trl} 上：{why}",
     },
 }
 

@@ -451,3 +451,78 @@ def test_errors_by_message_escapes_what_a_page_contributes(monkeypatch):
     cells = re.findall(r"<td>(.*?)</td>", markdown.markdown(out, extensions=["tables"]))
     assert len(cells) == 2 and "<script>" not in cells[0]  # the pipe stays in its cell
     assert html.unescape(cells[0]) == f"<code>{hostile}</code>"  # printed text: no markup, backticks or bold
+
+
+FAILED = "docs/x.md (t): the page's code does not run when pasted into a fresh file (check, seed 0): "
+
+
+@pytest.mark.parametrize(
+    ("error", "en", "zh"),
+    [
+        (
+            "TypeError: GRPOConfig.__init__() got an unexpected keyword argument 'entropy_coef'",
+            "`GRPOConfig` has no argument `entropy_coef`",
+            "`GRPOConfig` 没有参数 `entropy_coef`",
+        ),
+        (
+            "ImportError: cannot import name 'DataCollatorForLanguageModeling' from 'trl' (/x/trl/__init__.py)",
+            "`DataCollatorForLanguageModeling` cannot be imported from `trl`",
+            "无法从 `trl` 导入 `DataCollatorForLanguageModeling`",
+        ),
+        ("ModuleNotFoundError: No module named 'trl.experimental'", "no module `trl.experimental`", "没有模块"),
+        (
+            "AttributeError: 'GRPOTrainer' object has no attribute 'vllm_mode'",
+            "`GRPOTrainer` has no attribute",
+            "没有属性",
+        ),
+        (
+            "AssertionError: claim: a larger beta holds kl down: [0.0, 0.1]",
+            "does not hold: a larger beta holds kl down",
+            "结论不成立",
+        ),
+        ("KeyError: 'eval_rewards/gold/mean'", "fails: KeyError: 'eval_rewards/gold/mean'", "报错：KeyError"),
+    ],
+)
+def test_a_failure_on_another_release_is_said_in_words(error, en, zh):
+    """What a release lacks (an argument, a name, a module) is named, a claim that fails is quoted, and anything else
+    shows the error; the harness's own preamble never reaches the reader."""
+    cell = {"outcome": "failed", "reason": FAILED + error}
+    assert en in compat_page.why_not(cell, "en") and zh in compat_page.why_not(cell, "zh")
+    assert "fresh file" not in compat_page.why_not(cell, "en")
+
+
+def test_a_page_says_why_it_fails_on_releases_outside_its_range(monkeypatch):
+    """Releases run only on their release-day stack count as releases; failures outside the page's range are grouped
+    by reason into spans on the page's symptom box, a failure inside the range (a test failure) and a pass are not."""
+    cols = {
+        "0.19.1@release": {"kind": "release", "trl": "0.19.1", "stack": {"trl": "0.19.1"}},
+        "0.20.0@release": {"kind": "release", "trl": "0.20.0", "stack": {"trl": "0.20.0"}},
+        "0.21.0@release": {"kind": "release", "trl": "0.21.0", "stack": {"trl": "0.21.0"}},
+        "0.29.1": {"kind": "pinned", "trl": "0.29.1", "stack": {"trl": "0.29.1"}},
+        "0.29.1@release": {"kind": "release", "trl": "0.29.1", "stack": {"trl": "0.29.1"}},
+        "1.0.0": {"kind": "pinned", "trl": "1.0.0", "stack": {"trl": "1.0.0"}},
+    }
+    arg = {
+        "outcome": "failed",
+        "reason": FAILED + "TypeError: GRPOConfig.__init__() got an unexpected keyword argument 'beta'",
+    }
+    claim = {"outcome": "failed", "reason": FAILED + "AssertionError: claim: kl is logged"}
+    cells = {"0.19.1@release": arg, "0.20.0@release": arg, "0.21.0@release": claim, "0.29.1": {"outcome": "passed"}}
+    cells |= {"0.29.1@release": claim, "1.0.0": {"outcome": "passed"}}
+    rel = "docs/online-rl/grpo-zero-std-group.md"
+    monkeypatch.setattr(compat_page, "matrix_results", lambda: {"versions": cols, "pages": {rel: cells}})
+    assert compat_page.releases() == ["0.19.1", "0.20.0", "0.21.0", "0.29.1", "1.0.0"]
+    assert compat_page.summary(rel) == ("0.29.1–1.0.0", 2, 5)  # 0.29.1's pinned column speaks for it
+    meta = pages.FrontMatter.model_validate(pages.load(pages.DOCS / "online-rl" / "grpo-zero-std-group.md").meta)
+    meta = meta.model_copy(update={"trl": ">=0.29"})
+    older = compat_page.other_releases(rel, meta.model_dump(), "en")
+    assert older == [
+        (["0.19.1", "0.20.0"], "`GRPOConfig` has no argument `beta`"),
+        (["0.21.0"], "the page's claim does not hold: kl is logged"),
+    ]
+    box = render.render_meta(meta, "en")
+    assert "*On other releases:* TRL 0.19.1–0.20.0: `GRPOConfig` has no argument `beta`; TRL 0.21.0: the page" in box
+    assert "其他版本" in render.render_meta(meta, "zh")
+    inside = meta.model_copy(update={"trl": ">=0.21"})  # 0.21.0 inside the range: a test failure, not a note
+    assert [vs for vs, _ in compat_page.other_releases(rel, inside.model_dump(), "en")] == [["0.19.1", "0.20.0"]]
+    assert "On other releases" not in render.render_meta(meta.model_copy(update={"trl": ">=0.1"}), "en")

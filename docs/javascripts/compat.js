@@ -67,7 +67,13 @@
       // the ranges said in words (handbook/compat_page.py describe_range), not as PEP 440 specifiers
       const ranges = [["trl", page.trl, trl], ["transformers", page.transformers, tf]]
         .filter(([, spec, v]) => !holds(spec, v)).map(([name]) => page.ranges[name]);
-      if (ranges.length) { outside.push([page, fill(L.out_needs, { ranges: ranges.join("; ") })]); continue; }
+      if (ranges.length) {
+        // why the page does not hold on the reader's TRL, where the matrix ran it there (handbook/compat_page.py)
+        const why = page.why && page.why[trl];
+        const vars = { ranges: ranges.join("; "), trl, why };
+        outside.push([page, fill(why ? L.out_why : L.out_needs, vars)]);
+        continue;
+      }
       const bad = cols.filter((c) => page.failed.includes(c.name)).map((c) => c.transformers);
       if (bad.length) failed.push([page, fill(L.out_failed_with, { tf: bad.join(", ") })]);
       else if (cols.length) ok += 1;
