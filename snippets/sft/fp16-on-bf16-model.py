@@ -32,55 +32,116 @@ MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 TEXT = "The quick brown fox jumps over the lazy dog."
 
 
-def forward(dtype, peak=2e5):
-    """One forward pass in `dtype` after scaling the embeddings so that
-    their largest entry is `peak`.
+def planted(dtype, peak=2e5):
+    """The model in `dtype`, with one MLP channel of its first layer
+    carrying activations up to `peak`, as bf16-trained checkpoints can
+    (bf16 has float32's exponent range, float16 stops at 65504).
 
-    The scaling plants what bf16-trained checkpoints can carry:
-    activations far above 65504 on a few channels (bf16 has float32's
-    exponent range, float16 stops at 65504).
+    The channel's up projection is scaled by k and its down projection by
+    1/k: in exact arithmetic the model computes the same function.
     """
-    model = AutoModelForCausalLM.from_pretrained(MODEL, dtype=torch.float32).eval()
-    with torch.no_grad():
-        weight = model.get_input_embeddings().weight
-        weight.mul_(peak / weight.abs().max())
-    model.to(dtype)
+    model = AutoModelForCausalLM.from_pretrained(MODEL, dtype=torch.float32)
+    mlp = model.model.layers[0].mlp
+    seen = {}
+    hook = mlp.down_proj.register_forward_hook(
+        lambda module, args, out: seen.update(act=args[0].detach())
+    )
     ids = AutoTokenizer.from_pretrained(MODEL)(TEXT, return_tensors="pt").input_ids
     with torch.no_grad():
-        out = model(input_ids=ids, labels=ids, output_hidden_states=True)
-    hidden = torch.stack([h.float() for h in out.hidden_states])
+        model(input_ids=ids)
+        hook.remove()
+        act = seen["act"].abs().amax(dim=(0, 1))
+        channel = int(act.argmax())
+        k = peak / float(act[channel])
+        mlp.up_proj.weight[channel].mul_(k)
+        mlp.down_proj.weight[:, channel].div_(k)
+    # frozen: the down projection's gradient would carry the factor k
+    mlp.requires_grad_(False)
+    return model.to(dtype)
+
+
+def forward(model):
+    """One forward pass: whether an activation of the planted channel's layer
+    overflowed (inf, or NaN from inf), the peak, the loss."""
+    ids = AutoTokenizer.from_pretrained(MODEL)(TEXT, return_tensors="pt").input_ids
+    acts = []
+    hook = model.model.layers[0].mlp.down_proj.register_forward_hook(
+        lambda module, args, out: acts.append(args[0].detach().float())
+    )
+    with torch.no_grad():
+        out = model(input_ids=ids.to(model.device), labels=ids.to(model.device))
+    hook.remove()
     return {
-        "inf": bool(torch.isinf(hidden).any()),
-        "peak": float(hidden.abs().max()),
+        "overflow": not bool(torch.isfinite(acts[0]).all()),
+        "peak": float(acts[0].abs().max()),
         "loss": float(out.loss),
     }
 
 
+def train(dtype, seed):
+    """Four SFT steps of the planted model with its weights in `dtype`."""
+    set_seed(seed)
+    sft_config = SFTConfig(
+        max_steps=4,
+        per_device_train_batch_size=2,
+        learning_rate=2e-5,
+        logging_steps=1,
+        seed=seed,
+        # transformers 5 saves a checkpoint at the last step otherwise
+        save_strategy="no",
+        **precision_fields(),
+    )
+    data = Dataset.from_list([{"text": TEXT}] * 8)
+    trainer = SFTTrainer(model=planted(dtype), args=sft_config, train_dataset=data)
+    trainer.train()
+    return [
+        (row["loss"], row["grad_norm"])
+        for row in trainer.state.log_history
+        if "grad_norm" in row
+    ]
+
+
 def check(seed: int = 0) -> str:
     set_seed(seed)
+    plain = forward(AutoModelForCausalLM.from_pretrained(MODEL, dtype=torch.float32))
     fp16, bf16, fp32 = (
-        forward(torch.float16),
-        forward(torch.bfloat16),
-        forward(torch.float32),
+        forward(planted(d)) for d in (torch.float16, torch.bfloat16, torch.float32)
     )
     assert bf16["peak"] > torch.finfo(torch.float16).max, (
         f"set-up: activations must exceed 65504, got {bf16}"
     )
-    assert fp16["inf"], (
-        f"claim: activations above 65504 overflow to inf in float16, got {fp16}"
+    assert abs(fp32["loss"] - plain["loss"]) < 1e-3 * plain["loss"], (
+        f"set-up: the planted model computes the same loss: {fp32} vs {plain}"
+    )
+    assert fp16["overflow"], (
+        f"claim: activations above 65504 overflow in float16, got {fp16}"
     )
     assert not math.isfinite(fp16["loss"]), (
         f"claim: the float16 loss is not finite, got {fp16['loss']}"
     )
     for name, run in (("bfloat16", bf16), ("float32", fp32)):
-        assert not run["inf"], f"claim: the same activations fit in {name}, got {run}"
+        assert not run["overflow"], f"claim: they fit in {name}, got {run}"
         assert math.isfinite(run["loss"]), (
             f"claim: the {name} loss is finite, got {run['loss']}"
         )
+    # the trainer's view: weights in float16 (what loading a bf16 checkpoint
+    # with dtype=torch.float16 gives) against bfloat16
+    symptom, fixed = train(torch.float16, seed), train(torch.bfloat16, seed)
+    assert all(not math.isfinite(g) for _, g in symptom), (
+        f"claim: grad_norm is nan at every float16 step: {symptom}"
+    )
+    assert all(loss == 0.0 or not math.isfinite(loss) for loss, _ in symptom), (
+        f"claim: the float16 loss is logged as 0.0 or nan: {symptom}"
+    )
+    assert all(math.isfinite(x) for step in fixed for x in step), (
+        f"claim: bfloat16 trains with a finite loss and grad_norm: {fixed}"
+    )
     return (
         f"activations up to {bf16['peak']:.3g}: float16 (max "
         f"{torch.finfo(torch.float16).max:.0f}) -> inf, loss {fp16['loss']}; bfloat16 "
-        f"loss {bf16['loss']:.3g}, float32 loss {fp32['loss']:.3g}"
+        f"loss {bf16['loss']:.3g}, float32 loss {fp32['loss']:.3g} (unplanted "
+        f"{plain['loss']:.3g}); SFT (loss, grad_norm) float16 {symptom[:2]}, "
+        f"bfloat16 {fixed[:2]}"
     )
 
 
