@@ -1,8 +1,9 @@
 # Two commands a newcomer needs (see README.md):
 #   make serve   install the light docs environment and serve the site on http://127.0.0.1:8000
 #   make test    install the pinned test environment and run every check CI runs
-#   (make matrix runs every page on every column of compat/matrix-columns.json -- every TRL minor release and
-#    the stacks users run, about 90 minutes on 2 cores -- and rewrites compat/trl-matrix.json;
+#   (make matrix runs every page on every column of compat/matrix-columns.json -- every TRL minor release from
+#    0.29, 0.19-0.28 on their release-day stacks only, and the stacks users run, about two hours on 2 cores --
+#    and rewrites compat/trl-matrix.json;
 #    make real runs every page on the real model SmolLM2-135M-Instruct and rewrites compat/real/)
 PYTHON ?= python3
 DOCS_VENV ?= .venv-docs

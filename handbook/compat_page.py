@@ -95,9 +95,14 @@ def why_not(cell: dict, lang: str) -> str:
     reason = short_reason(cell)
     for pattern, label in _WHY:
         m = pattern.search(reason)
-        if m:  # backticks dropped: the words are shown inside code spans
-            return t[label].format(**{k: v.strip().replace("`", "") for k, v in m.groupdict().items()})
+        if m:  # backticks dropped: the words are shown inside code spans; a claim without what was measured
+            words = {k: v.strip().replace("`", "") for k, v in m.groupdict().items()}
+            words["name"] = re.split(r",? got\b", words["name"])[0] if label == "why_claim" else words["name"]
+            return t[label].format(**words)
     return t["why_error"].format(error=reason.split(": ", 1)[-1].replace("`", ""))
+
+
+_PATH = re.compile(r"'?/(?:[^\s/']+/)+[^\s']*'?")
 
 
 def other_releases(rel: str, meta: dict, lang: str) -> list[tuple[list[str], str]]:
@@ -110,7 +115,15 @@ def other_releases(rel: str, meta: dict, lang: str) -> list[tuple[list[str], str
         name = release_column(v)
         cell = cells.get(name or "", {})
         if name and cell.get("outcome") == "failed" and not applies(meta, name):
-            groups.setdefault(why_not(cell, lang), []).append(v)
+            why = why_not(cell, lang)
+            # a message that names the stack it ran on ("defaults to 'colocate' on TRL 0.20.0") is the same
+            # reason on every release: said once for the span, the versions elided
+            stack = columns()[name].get("stack", {})
+            for dist, label in (("trl", "TRL"), ("transformers", "transformers")):
+                if stack.get(dist):
+                    why = re.sub(rf"\b{label} {re.escape(stack[dist])}\b", f"{label} …", why, flags=re.I)
+            why = _PATH.sub("…", why)  # a temporary file's or the environment's path differs on every run
+            groups.setdefault(why, []).append(v)
     ranked = sorted(groups.items(), key=lambda g: order.index(g[1][0]))
     return [(vs, why) for why, vs in ranked]
 

@@ -7,9 +7,10 @@ A column is one environment: a TRL release plus the packages installed over the 
   stack (only TRL differs), so a failure there is TRL's doing; every seed runs;
 - ``transformers``: the newest TRL on the lowest transformers it accepts and on the newest transformers; every
   seed;
-- ``release``: the same releases, each with the transformers, accelerate and peft that were current the day it
-  was published (and datasets/huggingface_hub no newer than that day): the stack its early users ran; seed 0
-  only, to keep the matrix within an hour and a half on 2 cores.
+- ``release``: every minor release from ``RELEASE_FIRST_MINOR`` (older than the pinned columns), each with the
+  transformers, accelerate and peft that were current the day it was published (and datasets/huggingface_hub no
+  newer than that day): the stack its early users ran; seed 0 only, to keep the matrix within two hours on 2
+  cores.
 
 The plan needs the network (PyPI's JSON API); the matrix itself only needs ``pip install``.
 """
@@ -28,7 +29,12 @@ from handbook import pages
 
 PLAN = pages.ROOT / "compat" / "matrix-columns.json"
 FIRST_MINOR = "0.29"
-"""The oldest TRL minor release in the matrix (TRL 0.29 is the last 0.x line; 1.0 followed it)."""
+"""The oldest TRL minor release on the pinned stack (TRL 0.29 is the last 0.x line; 1.0 followed it). Older ones
+import transformers' private ``_is_package_available``, whose answer transformers 5.3 changed (see
+docs/integrations/trl-import-guards-transformers-5.md): on the pinned stack they fail before any page runs."""
+RELEASE_FIRST_MINOR = "0.19"
+"""The oldest TRL minor release in a ``release`` column (its own day's stack): 0.19-0.28 were the releases most
+2025 threads ran."""
 ERA_PACKAGES = ("transformers", "accelerate", "peft")
 """Pinned to the release current on the TRL release's day in a ``release`` column."""
 ERA_CEILINGS = ("datasets", "huggingface_hub")
@@ -88,13 +94,13 @@ def _releases(package: str) -> dict[str, str]:
     return out
 
 
-def latest_patches(trl: dict[str, str]) -> list[str]:
-    """The latest patch of every minor release from FIRST_MINOR on, oldest first."""
+def latest_patches(trl: dict[str, str], first: str = FIRST_MINOR) -> list[str]:
+    """The latest patch of every minor release from ``first`` on, oldest first."""
     from packaging.version import Version
 
     best: dict[tuple[int, int], Version] = {}
     for v in map(Version, trl):
-        if (v.major, v.minor) >= tuple(map(int, FIRST_MINOR.split("."))):
+        if (v.major, v.minor) >= tuple(map(int, first.split("."))):
             best[(v.major, v.minor)] = max(best.get((v.major, v.minor), v), v)
     return [str(best[k]) for k in sorted(best)]
 
@@ -148,7 +154,7 @@ def plan() -> list[Column]:
             [f"trl=={newest}", f"transformers=={newest_tf}"],
         )
     )
-    for v in minors:
+    for v in latest_patches(rel["trl"], RELEASE_FIRST_MINOR):
         day = rel["trl"][v]
         install = [f"trl=={v}"] + [f"{p}=={current_on(rel[p], day)}" for p in ERA_PACKAGES]
         install += [f"{p}<={current_on(rel[p], day)}" for p in ERA_CEILINGS]

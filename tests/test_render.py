@@ -526,3 +526,24 @@ def test_a_page_says_why_it_fails_on_releases_outside_its_range(monkeypatch):
     inside = meta.model_copy(update={"trl": ">=0.21"})  # 0.21.0 inside the range: a test failure, not a note
     assert [vs for vs, _ in compat_page.other_releases(rel, inside.model_dump(), "en")] == [["0.19.1", "0.20.0"]]
     assert "On other releases" not in render.render_meta(meta.model_copy(update={"trl": ">=0.1"}), "en")
+
+
+def test_a_reason_that_names_its_release_is_said_once_for_the_span(monkeypatch):
+    """A claim that quotes the release it ran on, or a temporary path, reads the same on every release: one span."""
+    cols = {f"0.2{i}.0@release": {"kind": "release", "trl": f"0.2{i}.0", "stack": {"trl": f"0.2{i}.0"}} for i in (1, 2)}
+    cells = {
+        n: {
+            "outcome": "failed",
+            "reason": FAILED + f"AssertionError: claim: mode defaults to 'colocate' on TRL {c['trl']}, got 'server'",
+        }
+        for n, c in cols.items()
+    }
+    cells["0.22.0@release"]["reason"] = FAILED + "AssertionError: claim: mode defaults to 'colocate' on trl 0.22.0"
+    rel = "docs/online-rl/grpo-zero-std-group.md"
+    monkeypatch.setattr(compat_page, "matrix_results", lambda: {"versions": cols, "pages": {rel: cells}})
+    older = compat_page.other_releases(rel, {"trl": ">=1.0"}, "en")
+    assert older == [(["0.21.0", "0.22.0"], "the page's claim does not hold: mode defaults to 'colocate' on TRL …")]
+    path = FAILED + "FileNotFoundError: [Errno 2] No such file: '/tmp/run-x1/data.json'"
+    monkeypatch.setitem(cells, "0.21.0@release", {"outcome": "failed", "reason": path})
+    monkeypatch.setitem(cells, "0.22.0@release", {"outcome": "failed", "reason": path.replace("x1", "y2")})
+    assert compat_page.other_releases(rel, {"trl": ">=1.0"}, "en")[0][0] == ["0.21.0", "0.22.0"]

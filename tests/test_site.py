@@ -643,6 +643,11 @@ def test_compatibility_picker_lists_pages_outside_the_readers_versions(page, ser
     assert "lora-gradient-checkpointing/" not in out.inner_html()
     page.fill(".hb-picker input[name=transformers]", "4.56.2")
     assert "lora-gradient-checkpointing/" in out.inner_html()
+    # a release the matrix ran only on its release-day stack (TRL 0.19-0.28) is offered, and explained the same way
+    page.select_option(".hb-picker select[name=trl]", "0.19.1")
+    entropy = page.inner_text(".hb-picker__out li:has(a[href*='grpo-entropy-collapse-entropy-coef/'])")
+    assert "0.19.1" in entropy and "entropy_coef" in entropy, entropy
+    page.select_option(".hb-picker select[name=trl]", "1.0.0")
     page.fill(".hb-picker input[name=transformers]", "5.3.0")  # a wildcard range: != 5.2.*, ..., != 5.5.3
     assert "batch-vs-gradient-accumulation/" in out.inner_html()
     page.select_option(".hb-picker select[name=trl]", "1.7.1")  # != 1.6.*, != 1.7.*, != 1.8.*
