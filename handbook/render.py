@@ -148,7 +148,8 @@ def render_meta(meta: hp.FrontMatter, lang: str) -> str:
             f"TRL {compat_page.spans(vs, compat_page.releases())}{colon}{space}{inline_markdown(why)}"
             for vs, why in older
         )
-        out += [f"    *{html.escape(t['older'])}{colon}*{space}{said}", ""]
+        # shown, not indexed: error text of other releases would pull unrelated queries to the page
+        out += [f"    *{html.escape(t['older'])}{colon}*{space}{said}", "    { data-search-exclude }", ""]
     return "\n".join(out)
 
 

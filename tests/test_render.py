@@ -522,6 +522,7 @@ def test_a_page_says_why_it_fails_on_releases_outside_its_range(monkeypatch):
     ]
     box = render.render_meta(meta, "en")
     assert "*On other releases:* TRL 0.19.1–0.20.0: `GRPOConfig` has no argument `beta`; TRL 0.21.0: the page" in box
+    assert "kl is logged\n    { data-search-exclude }\n" in box  # shown on the page, kept out of the search index
     assert "其他版本" in render.render_meta(meta, "zh")
     inside = meta.model_copy(update={"trl": ">=0.21"})  # 0.21.0 inside the range: a test failure, not a note
     assert [vs for vs, _ in compat_page.other_releases(rel, inside.model_dump(), "en")] == [["0.19.1", "0.20.0"]]

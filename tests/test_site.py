@@ -6,6 +6,7 @@ reason. ``.ci/run`` installs Chromium so CI always runs them.
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import subprocess
@@ -390,7 +391,12 @@ SETS = ("tuning", "held-out", "blind")
 # the one-line fixes joined the index: top 1 en 145/186 = 78%, zh 127/165 = 77%; top 3 en 174/186 = 94%, zh
 # 152/165 = 92%: net 7 en and 2 zh queries lost the first place (top 3 gained one each), mostly to the new pages,
 # so the top-1 floors follow the measurement; winning those places back is search work (the Chinese search issue).
-FLOOR = {"top1": {"en": 0.76, "zh": 0.75}, "top3": {"en": 0.91, "zh": 0.89}}
+# Re-measured late on 2026-12-06, after 45 Chinese symptom lines from Chinese threads and 16 new pages: top 1 en
+# 141/186 = 76% (the one query lost, "Logits have nan values during GRPO training", now ranks its page second, under
+# the new DPO logits-NaN page), zh 134/165 = 81% (+6, but 3 of the 6 gains are queries whose own thread gave the
+# page a symptom line: an echo, not a new reader served); top 3 en 171/186 = 92%, zh 149/165 = 90%. The en top-1
+# floor keeps its margin of 3 queries (138/186); the zh floor rises only to the level before the echoes (128/165).
+FLOOR = {"top1": {"en": 0.74, "zh": 0.77}, "top3": {"en": 0.91, "zh": 0.89}}
 
 
 def _queries():
@@ -448,6 +454,20 @@ def test_search_evaluation_set(site, capsys):
     ]
     assert not low, "; ".join(low) + "\nnot in the top 3:\n" + "\n".join(misses)
     assert all(count[("all", lang)][0] >= 100 for lang in ("en", "zh")), "fewer than 100 queries in a language"
+
+
+@pytest.mark.site
+def test_other_releases_line_is_shown_but_not_searched(site):
+    """The "On other releases" line (errors of releases outside the page's range) is on the page, not in the search
+    index: its error words would pull unrelated queries to the page."""
+    out, code, _ = site
+    assert code == 0
+    for lang, prefix, label in (("en", "", "On other releases"), ("zh", "zh/", "其他版本")):
+        page = (out / prefix / "sft" / "lora-gradient-checkpointing" / "index.html").read_text(encoding="utf-8")
+        assert label in page and "activation_checkpointing" in page.split(label, 1)[1][:400], lang
+        index = json.loads((out / prefix / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+        texts = [d["text"] for d in index if d["location"].startswith("sft/lora-gradient-checkpointing/")]
+        assert texts and not any(label in t for t in texts), lang
 
 
 @pytest.mark.site
