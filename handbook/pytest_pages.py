@@ -63,6 +63,22 @@ def pytest_collect_file(file_path: pathlib.Path, parent):
     return PageFile.from_parent(parent, path=file_path, page=page)
 
 
+LAUNCHERS = ("torchrun", "subprocess")
+"""Words of a snippet that starts processes of its own: such a check takes tens of seconds (imports in every process,
+a timeout it waits out)."""
+
+
+def launches_processes(page: pages.Page) -> bool:
+    return any(word in (contract.ROOT / page.meta["snippet"]).read_text(encoding="utf-8") for word in LAUNCHERS)
+
+
+def pytest_collection_modifyitems(items):
+    """Pages that start processes run first: started last on one xdist worker, such a check would leave the other
+    worker idle at the end of the run. The order is otherwise kept (a stable sort)."""
+    slow = {item.page.path for item in items if isinstance(item, PageItem) and launches_processes(item.page)}
+    items.sort(key=lambda item: not (isinstance(item, PageItem) and item.page.path in slow))
+
+
 class PageFailure(Exception):
     """A page's check did not pass; the message is the whole report."""
 

@@ -154,7 +154,7 @@ def check(seed: int = 0) -> str:
     )
 
 
-SEEDS = (0, 1, 2)  # the test suite runs check() once per seed
+SEEDS = (0,)  # one seed: the waits are sleeps, the same on every seed
 
 if __name__ == "__main__":
     for seed in SEEDS:
