@@ -413,11 +413,17 @@ def _queries():
     return entries
 
 
+_NODE_TOPS: dict = {}
+
+
 def _node_search(out, entries):
     """The first five pages the search box lists for each entry, from the built site's own search worker run in
-    node (tests/search_eval.js)."""
-    results = _node_search_raw(out, [(e["lang"], e["query"]) for e in entries])
-    return {(r["lang"], r["query"]): r["top"] for r in results}
+    node (tests/search_eval.js); each (site, language, query) is searched once per test session."""
+    todo = [(e["lang"], e["query"]) for e in entries if (str(out), e["lang"], e["query"]) not in _NODE_TOPS]
+    if todo:
+        for r in _node_search_raw(out, todo):
+            _NODE_TOPS[(str(out), r["lang"], r["query"])] = r["top"]
+    return {(e["lang"], e["query"]): _NODE_TOPS[(str(out), e["lang"], e["query"])] for e in entries}
 
 
 @pytest.mark.site
@@ -564,11 +570,11 @@ def _node_search_raw(out, cases):
 
 @pytest.mark.browser
 def test_search_in_the_browser_lists_what_the_evaluation_measured(site, browser, server):
-    """The evaluation above runs the search worker in node; typed into the real search box, every fourth query
+    """The evaluation above runs the search worker in node; typed into the real search box, every fifth query
     lists the same first three pages, in the same order."""
     out, code, _ = site
     assert code == 0
-    entries = _queries()[::4]
+    entries = _queries()[::5]
     tops = _node_search(out, entries)
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     pg = context.new_page()
