@@ -35,26 +35,24 @@ def applies(meta: dict, name: str) -> bool:
     return contract.out_of_range(meta, info.get("stack") or {"trl": info.get("trl", name)}) is None
 
 
+def release_columns() -> dict[str, str]:
+    """Every TRL release the matrix ran, oldest first, and the column that speaks for it: its pinned-stack column,
+    else its release-day column (TRL 0.19-0.28 predate transformers 5.3 and have no pinned-stack column)."""
+    by_trl: dict[str, str] = {}
+    for kind in ("release", "pinned"):  # the pinned-stack column last: it wins
+        for name, info in columns(kind).items():
+            by_trl[info.get("trl", name)] = name
+    return dict(sorted(by_trl.items(), key=lambda kv: version_key(kv[0])))
+
+
 def releases() -> list[str]:
-    """Every TRL release the matrix ran, oldest first, including those it ran only on their release-day stack
-    (TRL 0.19-0.28 predate transformers 5.3 and have no pinned-stack column)."""
-    return sorted({c.get("trl", n) for n, c in columns().items()}, key=version_key)
-
-
-def release_column(trl: str) -> str | None:
-    """The column that speaks for a TRL release: its pinned-stack column, else its release-day column."""
-    cols = columns()
-    for kind in ("pinned", "release"):
-        for name, info in cols.items():
-            if info.get("kind", "pinned") == kind and info.get("trl", name) == trl:
-                return name
-    return None
+    return list(release_columns())
 
 
 def passed_on(rel: str) -> list[str]:
-    """The TRL releases on which every seed the column ran of the page passed (``release_column``)."""
+    """The TRL releases on which every seed the column ran of the page passed (``release_columns``)."""
     cells = matrix_results().get("pages", {}).get(rel, {})
-    return [v for v in releases() if cells.get(release_column(v) or "", {}).get("outcome") == "passed"]
+    return [v for v, name in release_columns().items() if cells.get(name, {}).get("outcome") == "passed"]
 
 
 def spans(names: list[str] | set[str], order: list[str]) -> str:
@@ -84,48 +82,39 @@ _WHY = (  # (pattern over a failure's first line, label in COMPAT_LABELS): what 
     (re.compile(r"'(?P<cls>\w+)' object has no attribute '(?P<name>\w+)'"), "why_attr"),
     (re.compile(r"module '(?P<cls>[\w.]+)' has no attribute '(?P<name>\w+)'"), "why_attr"),
     (re.compile(r"Unknown loss type: (?P<name>[\w-]+)"), "why_value"),
-    (re.compile(r"claim: (?P<name>[^:]{1,160})"), "why_claim"),
+    # the claim, without what was measured (": [0.1, ...]", ", got ...")
+    (re.compile(r"claim: (?P<name>[^:]{1,160}?)(?=,? got\b|:|$)"), "why_claim"),
 )
+_PATH = re.compile(r"(?<![\w.])'?/(?:[^\s/']+/)+[^\s']*'?")  # absolute paths, not metric keys (rewards/a/mean)
 
 
-def why_not(cell: dict, lang: str) -> str:
+def why_not(cell: dict, lang: str, stack: dict | None = None) -> str:
     """Why a page does not hold on a release, in the reader's words: the argument, name or module that release
-    lacks, the page's claim that does not hold there, or else the error the page's code raised there."""
+    lacks, the page's claim that does not hold there, or else the error the page's code raised there. The
+    versions of ``stack`` (the column's) and file paths are elided: a message that names the release it ran on
+    ("defaults to 'colocate' on TRL 0.20.0") or a temporary file is the same reason on every release."""
     t = COMPAT_LABELS[lang]
-    reason = short_reason(cell)
+    reason = _PATH.sub("…", short_reason(cell))
+    for dist, label in (("trl", "TRL"), ("transformers", "transformers")):
+        if (stack or {}).get(dist):
+            reason = re.sub(rf"\b{label} {re.escape(stack[dist])}\b", f"{label} …", reason, flags=re.I)
     for pattern, label in _WHY:
         m = pattern.search(reason)
-        if m:  # backticks dropped: the words are shown inside code spans; a claim without what was measured
-            words = {k: v.strip().replace("`", "") for k, v in m.groupdict().items()}
-            words["name"] = re.split(r",? got\b", words["name"])[0] if label == "why_claim" else words["name"]
-            return t[label].format(**words)
+        if m:  # backticks dropped: the words are shown inside code spans
+            return t[label].format(**{k: v.strip().replace("`", "") for k, v in m.groupdict().items()})
     return t["why_error"].format(error=reason.split(": ", 1)[-1].replace("`", ""))
-
-
-_PATH = re.compile(r"'?/(?:[^\s/']+/)+[^\s']*'?")
 
 
 def other_releases(rel: str, meta: dict, lang: str) -> list[tuple[list[str], str]]:
     """(releases, why) for the releases outside the page's ranges on which it failed, grouped by reason, oldest
     group first: what a reader on such a release meets instead (``spans`` writes the releases short)."""
     cells = matrix_results().get("pages", {}).get(rel, {})
-    order = releases()
     groups: dict[str, list[str]] = {}
-    for v in order:
-        name = release_column(v)
-        cell = cells.get(name or "", {})
-        if name and cell.get("outcome") == "failed" and not applies(meta, name):
-            why = why_not(cell, lang)
-            # a message that names the stack it ran on ("defaults to 'colocate' on TRL 0.20.0") is the same
-            # reason on every release: said once for the span, the versions elided
-            stack = columns()[name].get("stack", {})
-            for dist, label in (("trl", "TRL"), ("transformers", "transformers")):
-                if stack.get(dist):
-                    why = re.sub(rf"\b{label} {re.escape(stack[dist])}\b", f"{label} …", why, flags=re.I)
-            why = _PATH.sub("…", why)  # a temporary file's or the environment's path differs on every run
-            groups.setdefault(why, []).append(v)
-    ranked = sorted(groups.items(), key=lambda g: order.index(g[1][0]))
-    return [(vs, why) for why, vs in ranked]
+    for v, name in release_columns().items():
+        cell = cells.get(name, {})
+        if cell.get("outcome") == "failed" and not applies(meta, name):
+            groups.setdefault(why_not(cell, lang, columns()[name].get("stack")), []).append(v)
+    return [(vs, why) for why, vs in groups.items()]  # insertion order: the group of the oldest release first
 
 
 def _pill(cell: dict, inside: bool, t: dict) -> str:

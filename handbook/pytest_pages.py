@@ -75,8 +75,9 @@ def launches_processes(page: pages.Page) -> bool:
 def pytest_collection_modifyitems(items):
     """Pages that start processes run first: started last on one xdist worker, such a check would leave the other
     worker idle at the end of the run. The order is otherwise kept (a stable sort)."""
-    slow = {item.page.path for item in items if isinstance(item, PageItem) and launches_processes(item.page)}
-    items.sort(key=lambda item: not (isinstance(item, PageItem) and item.page.path in slow))
+    page_files = {item.parent for item in items if isinstance(item, PageItem)}
+    slow = {f for f in page_files if launches_processes(f.page)}
+    items.sort(key=lambda item: item.parent not in slow)
 
 
 class PageFailure(Exception):
