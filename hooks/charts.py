@@ -1,4 +1,4 @@
-"""MkDocs hook: run charts and quoted run numbers, from the page's run record (handbook/charts.py).
+"""MkDocs hook: run charts and quoted run numbers, from the page's run record (handbook/site/charts.py).
 
 - A pitfall page with ``chart:`` in its front matter shows a ``<figure>`` (inline SVG, caption in the page's
   language) at the top of its Evidence section (what the runs showed, before the code that produced it), or where
@@ -16,8 +16,8 @@ import re
 from _common import lang_of_src
 from mkdocs.exceptions import PluginError
 
-from handbook import charts
-from handbook import pages as hp
+from handbook.content import pages as hp
+from handbook.site import charts
 
 EVIDENCE = re.compile(r"^## .*\{#evidence\}[ \t]*\n", re.M)
 PLACEHOLDER = "<!-- handbook:run-chart -->"

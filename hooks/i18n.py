@@ -4,7 +4,7 @@
   right between English words and wrong between Chinese characters ("训练 过程"). On Chinese pages this joins
   such lines before Markdown sees them, outside code.
 - The theme templates' strings (overrides/404.html, overrides/main.html) come from ``handbook.ui.TEMPLATES``, given to
-  Jinja as ``hb_ui``; the 404 page's search box is ``handbook.render.search_form`` (``hb_search_form``), as on the
+  Jinja as ``hb_ui``; the 404 page's search box is ``handbook.site.render.search_form`` (``hb_search_form``), as on the
   home page.
 - One 404 page per language: static-i18n builds the Chinese site last and its 404.html overwrites the English
   one at the site root. The English one is put back at the root (the page a static host serves for any
@@ -19,7 +19,9 @@ import re
 
 from _common import lang_of_src
 
-from handbook import markdown_scan, render, ui
+from handbook import ui
+from handbook.content import markdown_scan
+from handbook.site import render
 
 CJK = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef"
 _BREAK = re.compile(rf"(?<=[{CJK}])[ \t]*\n[ \t]*(?=[{CJK}])")

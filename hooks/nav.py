@@ -1,19 +1,20 @@
-"""MkDocs hook: the navigation, built from ``handbook.pages.CHAPTERS`` and each page's ``order`` / ``title``.
+"""MkDocs hook: the navigation, built from ``handbook.content.pages.CHAPTERS`` and each page's ``order`` / ``title``.
 
 Adding a page never means editing mkdocs.yml, and the chapters' Chinese titles live only in CHAPTERS: this
 hook hands them to mkdocs-static-i18n as its ``nav_translations`` (its own ``on_config`` runs after ours).
 
 The sidebar shows a page's short ``nav_title`` where it has one (its title stays the full sentence):
 ``overrides/partials/nav-item.html`` renders it through the ``hb_nav_label`` filter given to Jinja here
-(``handbook.render.nav_label``: `code` marked up, everything else escaped).
+(``handbook.site.render.nav_label``: `code` marked up, everything else escaped).
 """
 
 from __future__ import annotations
 
 from mkdocs.exceptions import PluginError
 
-from handbook import pages as hp
-from handbook import render, ui
+from handbook import ui
+from handbook.content import pages as hp
+from handbook.site import render
 
 
 def _sort_key(path):

@@ -17,7 +17,8 @@ from types import SimpleNamespace
 from _common import lang_of_src
 from mkdocs.plugins import event_priority
 
-from handbook import notebook_html, ui
+from handbook import ui
+from handbook.site import notebook_html
 
 
 @event_priority(-200)  # after mkdocs-static-i18n (-100) has rebuilt the file list

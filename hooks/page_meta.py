@@ -1,9 +1,9 @@
 """MkDocs hook: a page's front matter, validated and rendered; ``<!-- handbook:NAME -->`` placeholders.
 
-A thin adapter over ``handbook.render`` (the renderers, unit-tested on their own):
+A thin adapter over ``handbook.site.render`` (the renderers, unit-tested on their own):
 
 - Every page's front matter is validated with the same typed model the validator uses
-  (``handbook.pages.FrontMatter`` / ``GuideMatter``): bad metadata stops ``mkdocs build`` and ``mkdocs serve``
+  (``handbook.content.pages.FrontMatter`` / ``GuideMatter``): bad metadata stops ``mkdocs build`` and ``mkdocs serve``
   with the file and the field.
 - A pitfall page gets its badges and symptom box under its title (``render.render_meta``).
 - At the end of its Fix section, a pitfall page gets "copy the whole program", a download of it and how to run it
@@ -20,8 +20,8 @@ import re
 from _common import lang_of_src
 from mkdocs.exceptions import PluginError
 
-from handbook import errors_page, render
-from handbook import pages as hp
+from handbook.content import pages as hp
+from handbook.site import errors_page, render
 
 PLACEHOLDER = re.compile(r"<!-- handbook:([\w-]+) -->")
 PLACEHOLDERS = {**render.PLACEHOLDERS, **errors_page.PLACEHOLDERS}

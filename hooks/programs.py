@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pathlib
 
-from handbook import pages as hp
-from handbook import render
+from handbook.content import pages as hp
+from handbook.site import render
 
 
 def on_post_build(config, **kwargs):

@@ -34,8 +34,8 @@ from importlib import metadata
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 
-from handbook import buildcache, search_text
-from handbook import pages as hp
+from handbook.content import pages as hp
+from handbook.site import buildcache, search_text
 
 _SEGMENT = re.compile(
     r"function (\w+)\((\w),(\w)\)\{let (\w)=new Set,(\w)=new Uint16Array\(\2\.length\);.*?"

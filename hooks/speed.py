@@ -1,4 +1,4 @@
-"""MkDocs hook: a build recomputes only what changed (the caches are plain functions in handbook/buildcache.py).
+"""MkDocs hook: a build recomputes only what changed (the caches are plain functions in handbook/site/buildcache.py).
 
 - Material's search plugin parses every page's HTML and cuts its Chinese text into words (jieba): a quarter of the
   build. A page's search entries are kept in ``.cache/search-entries`` by everything the plugin reads: the page's
@@ -20,7 +20,7 @@ import pathlib
 from material.plugins.search import plugin as material_search
 from mkdocs.plugins import event_priority
 
-from handbook import buildcache, search_text
+from handbook.site import buildcache, search_text
 
 SEARCH_ENTRIES = buildcache.Store(
     "search-entries",

@@ -1,26 +1,48 @@
-"""Imports among the handbook's modules flow one way, and no module grows past about 450 lines."""
+"""The handbook's modules are grouped by job (handbook/__init__.py); imports among them flow one way, down the
+groups, and no module grows past about 450 lines."""
 
 from __future__ import annotations
 
 import ast
 
-from handbook import pages
+from handbook.content import pages
 
 HANDBOOK = pages.ROOT / "handbook"
 MAX_LINES = 450
+LAYERS = ("", "content", "lanes", "versions", "site")
+"""The groups, lowest first ("" is the package's own base: ui, tiny, tiny_vlm; __main__ sits above them all)."""
+MAX_FLAT = 25
+"""More modules than this in one folder: group them by job."""
+
+
+def _modules() -> dict[str, str]:
+    """module name -> its group ('' for the package's top level)."""
+    mods = {}
+    for p in HANDBOOK.rglob("*.py"):
+        rel = p.relative_to(HANDBOOK)
+        if "templates" in rel.parts or p.stem == "__init__":
+            continue
+        mods[p.stem] = rel.parts[0] if len(rel.parts) > 1 else ""
+    return mods
 
 
 def _graph() -> dict[str, set[str]]:
-    mods = {p.stem: p for p in HANDBOOK.glob("*.py")}
+    """module -> the handbook modules it imports (lazy imports inside functions too)."""
+    mods = _modules()
     graph: dict[str, set[str]] = {m: set() for m in mods}
-    for name, path in mods.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):  # lazy imports inside functions too
-            if isinstance(node, ast.ImportFrom) and node.module == "handbook":
+    for path in HANDBOOK.rglob("*.py"):
+        name = path.stem
+        if name not in graph:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "handbook":
+                parts = node.module.split(".")[1:]
                 graph[name] |= {a.name for a in node.names if a.name in mods}
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("handbook."):
-                graph[name].add(node.module.split(".")[1])
+                graph[name] |= {p for p in parts if p in mods}
             elif isinstance(node, ast.Import):
-                graph[name] |= {a.name.split(".")[1] for a in node.names if a.name.startswith("handbook.")}
+                graph[name] |= {
+                    p for a in node.names if a.name.startswith("handbook.") for p in a.name.split(".") if p in mods
+                }
         graph[name].discard(name)
     return graph
 
@@ -43,15 +65,36 @@ def test_no_import_cycle():
         visit(node)
 
 
+def test_imports_flow_down_the_groups():
+    mods, graph = _modules(), _graph()
+    rank = {g: i for i, g in enumerate(LAYERS)}
+    assert set(mods.values()) <= set(LAYERS), f"a group missing from LAYERS: {set(mods.values()) - set(LAYERS)}"
+    upward = [
+        f"{mods[m]}/{m} imports {mods[d]}/{d}"
+        for m, deps in graph.items()
+        if m != "__main__"
+        for d in deps
+        if rank[mods[d]] > rank[mods[m]]
+    ]
+    assert not upward, "imports must flow down handbook's groups: " + "; ".join(sorted(upward))
+
+
+def test_no_folder_is_flat_past_its_size():
+    mods = _modules()
+    sizes = {g or "handbook": sum(v == g for v in mods.values()) for g in set(mods.values())}
+    assert max(sizes.values()) <= MAX_FLAT, f"group these modules by job: {sizes}"
+
+
 def test_the_base_modules_import_nothing_of_the_handbook_above_them():
     graph = _graph()
     assert graph["ui"] == set() and graph["markdown_scan"] == set() and graph["page_worker"] == set()
+    assert graph["tiny"] == set() and graph["tiny_vlm"] <= {"tiny"}
     assert graph["contract"] <= {"markdown_scan"} and graph["prose"] <= {"markdown_scan"}
     assert graph["pages"] <= {"contract", "markdown_scan", "prose", "schema", "ui"}
 
 
 def test_no_module_is_too_long():
-    paths = [*HANDBOOK.glob("*.py"), *(pages.ROOT / "hooks").glob("*.py"), *(pages.ROOT / "doctor").rglob("*.py")]
+    paths = [*HANDBOOK.rglob("*.py"), *(pages.ROOT / "hooks").glob("*.py"), *(pages.ROOT / "doctor").rglob("*.py")]
     long = {
         p.relative_to(pages.ROOT).as_posix(): n for p in paths if (n := len(p.read_text().splitlines())) > MAX_LINES
     }

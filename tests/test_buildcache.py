@@ -1,4 +1,4 @@
-"""The build's caches on their own (handbook/buildcache.py, hooks/speed.py): a result is computed once per input,
+"""The build's caches on their own (handbook/site/buildcache.py, hooks/speed.py): a result is computed once per input,
 a changed input or code is computed again, and what comes back is what was computed. The whole site built with a
 cold and a warm cache, and `make serve`'s one-page rebuild: tests/test_build_speed.py."""
 
@@ -12,7 +12,8 @@ from types import SimpleNamespace
 import jinja2
 import pytest
 
-from handbook import buildcache, pages
+from handbook.content import pages
+from handbook.site import buildcache
 
 sys.path.insert(0, str(pages.ROOT / "hooks"))
 
@@ -179,7 +180,8 @@ def test_unread_pages_of_a_dirty_build_keep_their_titles(dirty, monkeypatch):
 
 
 def test_a_cached_chart_is_drawn_again_when_its_words_change(tmp_path, monkeypatch):
-    from handbook import charts, ui
+    from handbook import ui
+    from handbook.site import charts
 
     page = next(p for p in pages.pitfall_pages() if p.meta.get("chart"))
     monkeypatch.setattr(charts, "CACHE", tmp_path)

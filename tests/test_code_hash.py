@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from handbook import contract
+from handbook.content import contract
 
 CODE = '''import os
 

@@ -8,7 +8,9 @@ import pathlib
 import pytest
 
 from handbook import __main__ as cli
-from handbook import contract, harness, pages, site_checks
+from handbook.content import contract, pages
+from handbook.lanes import harness
+from handbook.site import site_checks
 
 SNIPPET = '''"""SFTConfig does not pack by default: turn packing on yourself.
 

@@ -10,8 +10,8 @@ import time
 import pytest
 from rlhf_doctor import cli
 
-from handbook import doctor_rules as doctor
-from handbook import pages
+from handbook.content import pages
+from handbook.site import doctor_rules as doctor
 
 R = doctor.R
 MAX_FALSE_ALARMS = 0.10

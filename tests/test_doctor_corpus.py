@@ -17,7 +17,8 @@ import yaml
 from rlhf_doctor import cli
 from rlhf_doctor import rules as R
 
-from handbook import doctor_rules, pages
+from handbook.content import pages
+from handbook.site import doctor_rules
 
 CORPUS = pages.ROOT / "doctor" / "tests" / "corpus"
 ENTRIES = yaml.safe_load((CORPUS / "index.yaml").read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""Evidence integrity (handbook/evidence.py): a pass counts only on runs where the model trained sanely.
+"""Evidence integrity (handbook/lanes/evidence.py): a pass counts only on runs where the model trained sanely.
 
 - the gate itself, on logs shaped like the ones the run recorder keeps (NaN as a string, a summary row last);
 - every recorded seed that passed, on the real model (compat/real/) and on the tiny model (compat/runs/), trained
@@ -13,7 +13,8 @@ import math
 
 import pytest
 
-from handbook import evidence, pages, real_runs, runs
+from handbook.content import pages
+from handbook.lanes import evidence, real_runs, runs
 
 PITFALLS = pages.pitfall_pages()
 REAL_VOCAB = 49152  # SmolLM2-135M-Instruct (its config.json; the real lane's model)

@@ -1,4 +1,4 @@
-"""The page runner hands each page the model and learning-rate scale of its lane (``handbook.harness``)."""
+"""The page runner hands each page the model and learning-rate scale of its lane (``handbook.lanes.harness``)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pathlib
 
 import pytest
 
-from handbook import contract, harness
+from handbook.content import contract
+from handbook.lanes import harness
 
 PROBE = """import os
 

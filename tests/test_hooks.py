@@ -11,7 +11,8 @@ from types import SimpleNamespace
 import pytest
 from mkdocs.exceptions import PluginError
 
-from handbook import pages, search_text
+from handbook.content import pages
+from handbook.site import search_text
 
 sys.path.insert(0, str(pages.ROOT / "hooks"))
 page_meta = importlib.import_module("page_meta")
@@ -85,7 +86,7 @@ def test_the_sidebar_shows_the_nav_title_with_code_and_escapes_the_rest():
 
 
 def test_the_chinese_terms_are_the_pages_and_stay_whole():
-    """handbook/zh_terms.txt (jieba's user dictionary for the Chinese index): every term is written in a Chinese
+    """handbook/site/zh_terms.txt (jieba's user dictionary for the Chinese index): every term is written in a Chinese
     page, appears once, and jieba keeps it whole (its own dictionary cuts each: 灾难性遗忘 → 灾难性/遗忘)."""
     search = importlib.import_module("search")
     terms = search_text.ZH_TERMS.read_text(encoding="utf-8").split()

@@ -13,7 +13,8 @@ import time
 import pytest
 
 from handbook import __main__ as cli
-from handbook import pages, site_checks
+from handbook.content import pages
+from handbook.site import site_checks
 
 SLUG = "grpo-zero-std-group"
 EN = f"docs/online-rl/{SLUG}.md"
@@ -76,7 +77,7 @@ CASES = {
     "verdict breaks out of its attribute": (
         EN,
         sub("verdict: wrong", "verdict: 'wrong\" onmouseover=\"x'"),
-        f"{EN}:",  # and the line of the field: handbook.pages.Page.field_lines
+        f"{EN}:",  # and the line of the field: handbook.content.pages.Page.field_lines
         ": field 'verdict': ",
     ),
     "unknown field": (EN, sub("tags:", "evil: 1\ntags:"), f"{EN}:", ": field 'evil': Extra inputs"),

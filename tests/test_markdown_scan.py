@@ -1,12 +1,13 @@
-"""The one Markdown scanner (``handbook.markdown_scan``) that the validator, the paste test and the hooks share."""
+"""The one Markdown scanner (``handbook.content.markdown_scan``) that the validator, the paste test and the hooks
+share."""
 
 from __future__ import annotations
 
 import importlib
 import sys
 
-from handbook import markdown_scan as ms
-from handbook import pages
+from handbook.content import markdown_scan as ms
+from handbook.content import pages
 
 sys.path.insert(0, str(pages.ROOT / "hooks"))
 i18n = importlib.import_module("i18n")

@@ -18,7 +18,8 @@ from importlib.metadata import requires, version
 import pytest
 from packaging.version import Version
 
-from handbook import contract, matrix, matrix_plan, pages
+from handbook.content import contract, pages
+from handbook.versions import matrix, matrix_plan
 
 PITFALLS = pages.pitfall_pages()
 

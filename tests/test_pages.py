@@ -2,7 +2,8 @@
 
 import pytest
 
-from handbook import pages, site_checks
+from handbook.content import pages
+from handbook.site import site_checks
 
 PAGES = sorted(pages.DOCS.rglob("*.md"))
 

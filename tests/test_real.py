@@ -14,7 +14,8 @@ from importlib.metadata import version
 
 import pytest
 
-from handbook import contract, pages, real, real_runs, runs
+from handbook.content import contract, pages
+from handbook.lanes import real, real_runs, runs
 
 PASS_GOAL = 0.95
 """This share of all pitfall pages must pass on the real model."""
@@ -92,7 +93,7 @@ def test_smoke_pages_cover_every_chapter():
 
 @pytest.fixture(scope="module")
 def real_runner():
-    from handbook import harness
+    from handbook.lanes import harness
 
     runner = harness.PageRunner(real.model_path())
     yield runner

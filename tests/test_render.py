@@ -1,4 +1,4 @@
-"""The site's generated parts as plain functions (``handbook.render``) and their strings (``handbook.ui``)."""
+"""The site's generated parts as plain functions (``handbook.site.render``) and their strings (``handbook.ui``)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,11 @@ import re
 
 import pytest
 
-from handbook import compat_page, notebook_html, pages, render, runs, search_text, ui
+from handbook import ui
+from handbook.content import pages
+from handbook.lanes import runs
+from handbook.site import notebook_html, render, search_text
+from handbook.versions import compat_page
 
 
 @pytest.mark.parametrize(
@@ -338,7 +342,7 @@ def test_compatibility_page_lists_each_known_release_defect_with_its_skipped_cel
     with how many matrix cells it skipped (TRL 1.15.0 without Triton: both 1.15.0 columns)."""
     import re
 
-    from handbook import contract
+    from handbook.content import contract
 
     text = compat_page.release_defects(lang, ui.COMPAT_LABELS[lang])
     lines = text.splitlines()
@@ -415,7 +419,7 @@ def test_the_search_form_opens_the_themes_search_in_the_readers_language(lang):
     ],
 )
 def test_an_error_line_is_told_from_prose_that_names_an_error(line, cls):
-    from handbook import errors_page
+    from handbook.site import errors_page
 
     assert errors_page.error_class(line) == cls
 
@@ -423,7 +427,7 @@ def test_an_error_line_is_told_from_prose_that_names_an_error(line, cls):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_errors_by_message_lists_every_error_line_of_every_page_once(lang):
     """Each error line of a pitfall page's symptoms is one table row under its class, linking to that page."""
-    from handbook import errors_page
+    from handbook.site import errors_page
 
     out = errors_page.PLACEHOLDERS["errors-by-message"]("start/errors.md", lang)
     rows = [r for r in out.splitlines() if r.startswith("| `")]
@@ -439,7 +443,7 @@ def test_errors_by_message_lists_every_error_line_of_every_page_once(lang):
 
 
 def test_errors_by_message_escapes_what_a_page_contributes(monkeypatch):
-    from handbook import errors_page
+    from handbook.site import errors_page
 
     hostile = "ValueError: <script>alert(1)</script> | a pipe, `model` and __init__"
     monkeypatch.setattr(

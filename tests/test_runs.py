@@ -14,7 +14,10 @@ from importlib.metadata import version
 
 import pytest
 
-from handbook import charts, pages, runs, site_checks, tiny
+from handbook import tiny
+from handbook.content import pages
+from handbook.lanes import runs
+from handbook.site import charts, site_checks
 
 ROOT = pages.ROOT
 CHARTS_FLOOR = 40

@@ -118,7 +118,8 @@ def test_every_sidebar_link_of_a_chapter_is_one_line_at_1366(browser, server, la
     """The sidebar shows each page's short nav_title (front matter, at most schema.NAV_TITLE_WIDTH columns), metric
     and argument names as code: at 1366 px every link of a chapter is one line high and none is cut off, in both
     languages. A page's own title stays the full sentence. (Walkthrough notebooks keep their titles: not checked.)"""
-    from handbook import pages, ui
+    from handbook import ui
+    from handbook.content import pages
 
     context = browser.new_context(viewport={"width": 1366, "height": 900})
     pg = context.new_page()
@@ -210,7 +211,8 @@ def test_search_previews_start_with_the_one_line_fix_then_the_cause(site):
     with zero-width spaces, which the labels must survive)."""
     import json
 
-    from handbook import pages, ui
+    from handbook import ui
+    from handbook.content import pages
 
     out, code, _ = site
     assert code == 0
@@ -238,7 +240,7 @@ def test_the_fix_section_opens_with_the_fixs_code(site):
     instructions folded)."""
     import re
 
-    from handbook import pages
+    from handbook.content import pages
 
     out, code, _ = site
     assert code == 0
@@ -304,7 +306,7 @@ def test_chinese_line_breaks_do_not_become_spaces(site):
 
 @pytest.mark.site
 def test_symptom_finder_links_every_pitfall_page(site):
-    from handbook import pages
+    from handbook.content import pages
 
     out, code, _ = site
     assert code == 0
@@ -617,7 +619,8 @@ def _clipboard_page(browser, server):
 def test_whole_program_copy_and_download_run(browser, server, tmp_path, lang):
     """ "Copy the whole program" puts exactly the paste test's program on the clipboard; pasted into a file it
     runs (on the tiny model here); the Download link serves the same file from both languages' pages."""
-    from handbook import contract, tiny
+    from handbook import tiny
+    from handbook.content import contract
 
     rel = "sft/eos-cut-by-truncation"
     context, pg = _clipboard_page(browser, server)
@@ -731,7 +734,8 @@ class _MatrixTables(HTMLParser):
 def test_compatibility_table_never_shows_a_failure_outside_a_pages_range(site, lang):
     """A cell whose column's stack is outside the page's range (as its front matter says now) is never a red
     "failed": the legend's grey "failed*" (the DPO memory pages on TRL 1.6-1.8, grpo-kl on 0.29.1 and 1.0.0)."""
-    from handbook import compat_page, contract, pages
+    from handbook.content import contract, pages
+    from handbook.versions import compat_page
 
     out, code, _ = site
     assert code == 0
@@ -1135,7 +1139,7 @@ WIDE_CODE_PAGES = [  # the pages whose code has the most lines of the full 88 ch
 def test_code_blocks_do_not_scroll_sideways_at_1366(browser, server, lang, path):
     """At 1366 x 900, a common laptop screen, every line of code a page shows is visible whole: no code block
     scrolls sideways (``contract.MAX_LINE``, 88 characters, fits the code column)."""
-    from handbook import contract
+    from handbook.content import contract
 
     context = browser.new_context(viewport={"width": 1366, "height": 900}, device_scale_factor=1)
     pg = context.new_page()

@@ -1,4 +1,4 @@
-"""The page runner on its own (the pages themselves are collected from docs/ by ``handbook/pytest_pages.py``).
+"""The page runner on its own (the pages themselves are collected from docs/ by ``handbook/lanes/pytest_pages.py``).
 
 ``pytest docs`` (or ``pytest docs/online-rl/grpo-zero-std-group.md``) pastes each pitfall page's code into a
 fresh file outside this repo and runs ``check(seed)`` for every seed; this file tests what that relies on.
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from handbook import contract, harness, pytest_pages
+from handbook.content import contract
+from handbook.lanes import harness, pytest_pages
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +75,7 @@ def test_a_page_is_a_test_file(pytester_pages):
 
 def test_a_failing_page_reports_its_claim(runner, tmp_path):
     """The report names the page, says the claim stopped holding and quotes the assert's message."""
-    from handbook import pages
+    from handbook.content import pages
 
     page = pages.load(contract.ROOT / "docs/online-rl/grpo-zero-std-group.md")
     code = tmp_path / "claim.py"

@@ -1,4 +1,5 @@
-"""The sample of real threads (compat/threads.yaml, handbook/threads.py) is well-formed, and its coverage is printed.
+"""The sample of real threads (compat/threads.yaml, handbook/content/threads.py) is well-formed, and its coverage is
+printed.
 
 - every entry has its fields, a GitHub thread url, a known family/kind/verdict and existing pages;
 - a url appears once across the working sample and the blind part;
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from handbook import pages, threads
+from handbook.content import pages, threads
 
 KNOWN = {f"{p.meta['chapter']}/{p.meta['id']}" for p in pages.pitfall_pages()}
 SAMPLE, BLIND = threads.load(threads.SAMPLE), threads.load(threads.BLIND)

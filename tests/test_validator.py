@@ -8,7 +8,8 @@ import re
 import pytest
 
 from handbook import __main__ as cli
-from handbook import contract, pages, schema, site_checks
+from handbook.content import contract, pages, schema
+from handbook.site import site_checks
 
 GOOD = """---
 id: grpo-zero-std-group

@@ -10,7 +10,7 @@ import pathlib
 
 import yaml
 
-from handbook import pages
+from handbook.content import pages
 
 SOURCES = pathlib.Path(__file__).with_name("zh_symptom_sources.yaml")
 FIELDS = {"page", "symptom", "source", "translated"}

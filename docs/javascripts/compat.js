@@ -1,5 +1,5 @@
 // The Compatibility page's version picker: which pages do not apply to, or failed on, the reader's TRL and
-// transformers. Reads the matrix the page embeds (data-matrix attribute, handbook/compat_page.py); sends nothing anywhere.
+// transformers. Reads the matrix the page embeds (data-matrix attribute, handbook/versions/compat_page.py); sends nothing anywhere.
 (() => {
   const box = document.querySelector(".hb-picker");
   if (!box) return;
@@ -64,11 +64,11 @@
     const outside = [], failed = [];
     let ok = 0;
     for (const page of data.pages) {
-      // the ranges said in words (handbook/compat_page.py describe_range), not as PEP 440 specifiers
+      // the ranges said in words (handbook/versions/compat_page.py describe_range), not as PEP 440 specifiers
       const ranges = [["trl", page.trl, trl], ["transformers", page.transformers, tf]]
         .filter(([, spec, v]) => !holds(spec, v)).map(([name]) => page.ranges[name]);
       if (ranges.length) {
-        // why the page does not hold on the reader's TRL, where the matrix ran it there (handbook/compat_page.py)
+        // why the page does not hold on the reader's TRL, where the matrix ran it there (handbook/versions/compat_page.py)
         const why = page.why && page.why[trl];
         const vars = { ranges: ranges.join("; "), trl, why };
         outside.push([page, fill(why ? L.out_why : L.out_needs, vars)]);

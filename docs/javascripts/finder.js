@@ -1,4 +1,4 @@
-// The symptom finder's filter ("What do you see?"; the page is handbook/render.py _symptom_finder): type a word and
+// The symptom finder's filter ("What do you see?"; the page is handbook/site/render.py _symptom_finder): type a word and
 // only the lines that have it stay, their groups open. Loaded only on that page (overrides/main.html); reads the page
 // as built and sends nothing anywhere. Its strings are the box's data attributes (handbook/ui.py FINDER_LABELS).
 (() => {

@@ -1,4 +1,4 @@
-// Tap a notebook plot (or its "tap to enlarge" hint, handbook/notebook_html.py) to see it at its full size (it
+// Tap a notebook plot (or its "tap to enlarge" hint, handbook/site/notebook_html.py) to see it at its full size (it
 // scrolls on a phone); tap again or press Escape to close. A plot has keyboard focus (tabindex="0" from the
 // notebook renderer): Enter or Space opens it too. The overlay shows the same image: nothing is loaded twice.
 // (A lightbox plugin would copy every inline plot into a link, doubling the page, and load its script on every page.)

@@ -1,7 +1,7 @@
 """Site-wide checks: every page validated, twins in parity, ids unique, the advice file, tags, run references.
 
-``check_all()`` is what ``python -m handbook check`` runs. Per-page rules live in ``handbook.pages``; this
-module adds what needs the whole site or the run records (``handbook.runs``), so imports flow one way:
+``check_all()`` is what ``python -m handbook check`` runs. Per-page rules live in ``handbook.content.pages``; this
+module adds what needs the whole site or the run records (``handbook.lanes.runs``), so imports flow one way:
 contract -> pages -> runs -> site_checks.
 """
 
@@ -12,7 +12,8 @@ import pathlib
 
 import yaml
 
-from handbook import contract, pages, runs
+from handbook.content import contract, pages
+from handbook.lanes import runs
 
 
 def _check_advice_file(site: dict) -> list[str]:

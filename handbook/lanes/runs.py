@@ -21,7 +21,8 @@ import re
 import threading
 from importlib.metadata import version
 
-from handbook import contract, pages, tiny
+from handbook import tiny
+from handbook.content import contract, pages
 
 RUNS_DIR = pages.ROOT / "compat" / "runs"
 AGGREGATES = ("first", "last", "min", "max", "mean")
@@ -55,7 +56,7 @@ def round_row(row: dict) -> dict:
 
 def record_page(runner, page: pathlib.Path) -> tuple[dict | None, list[str]]:
     """Run ``page`` for each of its seeds; return (record, failures)."""
-    from handbook import harness  # noqa: F401  (runner is a harness.PageRunner)
+    from handbook.lanes import harness  # noqa: F401  (runner is a harness.PageRunner)
 
     meta = pages.load(page).meta
     snip = contract.parse(pages.ROOT / meta.get("snippet", ""))
@@ -107,7 +108,7 @@ def pool(todo: list, workers: int, job, harness, model: str | None = None) -> No
 
 def record(paths: list[str] | None, workers: int = 2) -> int:
     """``python -m handbook record``: (re)write the record of every page that trains, or of ``paths``."""
-    from handbook import harness
+    from handbook.lanes import harness
 
     if paths:
         todo = [pathlib.Path(p).resolve() for p in paths]

@@ -7,7 +7,7 @@ cache can be missing or old but never wrong: at worst the result is computed aga
 memory, so ``mkdocs serve`` reuses them across rebuilds. A file that cannot be read or parsed counts as missing.
 
 Used by the hooks (``hooks/speed.py``, ``hooks/search.py``); the run charts have their own cache
-(``handbook/charts.py``) and the notebooks mkdocs-jupyter's.
+(``handbook/site/charts.py``) and the notebooks mkdocs-jupyter's.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from typing import Any
 
 import jinja2
 
-from handbook import pages
+from handbook.content import pages
 
 CACHE = pages.ROOT / ".cache"
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from rlhf_doctor import cli  # noqa: F401  (hooks/page_meta.py renders its report)
 from rlhf_doctor import rules as R
 
-from handbook import pages
+from handbook.content import pages
 
 SITE = "https://rlhf-pitfalls.github.io/rlhf-pitfalls-handbook/"
 RULES_JSON = pages.ROOT / "doctor" / "rlhf_doctor" / "rules.json"
@@ -65,7 +65,7 @@ def _logs(rec: dict, run: int, seed: str) -> list[dict]:
 
 
 def fire_silent() -> FireSilent:
-    from handbook import real_runs
+    from handbook.lanes import real_runs
 
     rules = export()["pages"]
     m = FireSilent()

@@ -21,7 +21,9 @@ import re
 import warnings
 from importlib import metadata
 
-from handbook import pages, real_runs, runs, ui
+from handbook.content import pages
+from handbook.lanes import real_runs, runs
+from handbook import ui
 
 CACHE = pages.ROOT / ".cache" / "charts"
 INK = "#010101"  # matplotlib's text and axes colour, replaced by currentColor

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from handbook import markdown_scan
+from handbook.content import markdown_scan
 
 _NUM = r"(?:\d+(?:\.\d+)?|[一二两三四五六七八九十几]+)"
 _SPAN = rf"{_NUM}(?:\s*(?:–|—|-|~|to|到|至)\s*{_NUM})?"

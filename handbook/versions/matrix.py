@@ -1,7 +1,7 @@
 """The version matrix: run every page's code on many stacks and record page × column × seed.
 
 ``python -m handbook matrix`` (``make matrix``) runs the pages (``pytest docs``) once per column of
-``compat/matrix-columns.json`` (handbook/matrix_plan.py: every TRL minor release on the pinned stack, each on
+``compat/matrix-columns.json`` (handbook/versions/matrix_plan.py: every TRL minor release on the pinned stack, each on
 the stack of its release day, the newest TRL on its lowest and on the newest transformers), each in its own
 cached virtual environment under ``.cache/matrix/``. Such an environment holds what the column installs and
 whatever that needs; for everything else it sees the pinned test environment (a ``.pth`` file). The results go
@@ -26,8 +26,9 @@ import time
 import xml.etree.ElementTree as ET
 from importlib.metadata import version as installed_version
 
-from handbook import contract, matrix_plan, pages
-from handbook.matrix_plan import Column
+from handbook.content import contract, pages
+from handbook.versions import matrix_plan
+from handbook.versions.matrix_plan import Column
 
 RESULTS = pages.ROOT / "compat" / "trl-matrix.json"
 ENVS = pages.ROOT / ".cache" / "matrix"
@@ -115,7 +116,7 @@ def _parse(junit: pathlib.Path) -> dict[str, dict]:
 def run_pages(
     python: pathlib.Path, name: str, workers: int, only: list[str] | None = None, seeds: str = "all", **env: str
 ) -> dict[str, dict]:
-    """Run the pages' ``check`` for each seed (``pytest docs``, handbook/pytest_pages.py) with ``python``."""
+    """Run the pages' ``check`` for each seed (``pytest docs``, handbook/lanes/pytest_pages.py) with ``python``."""
     junit = ENVS / f"junit-{name}.xml"
     junit.parent.mkdir(parents=True, exist_ok=True)
     junit.unlink(missing_ok=True)

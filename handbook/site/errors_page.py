@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from handbook import pages as hp
-from handbook import render
+from handbook.content import pages as hp
+from handbook.site import render
 from handbook.ui import ERRORS_LABELS
 
 ERROR_LINE = re.compile(r"^(?:[A-Za-z_][\w]*\.)*(?P<cls>[A-Z]\w*(?:Error|Exception|Warning))(?::|$)")

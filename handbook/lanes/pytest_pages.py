@@ -20,7 +20,8 @@ import pathlib
 
 import pytest
 
-from handbook import contract, harness, pages
+from handbook.content import contract, pages
+from handbook.lanes import harness
 
 WHAT = {
     "claim": "the page's claim no longer holds",

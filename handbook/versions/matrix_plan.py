@@ -25,7 +25,7 @@ import urllib.request
 import zipfile
 from dataclasses import asdict, dataclass, field
 
-from handbook import pages
+from handbook.content import pages
 
 PLAN = pages.ROOT / "compat" / "matrix-columns.json"
 FIRST_MINOR = "0.29"

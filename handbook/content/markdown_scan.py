@@ -1,6 +1,6 @@
 """The one Markdown scanner: code fences, lines outside them, and ATX headings (standard library only).
 
-The validator (``handbook.pages``), the paste test (``handbook.contract.page_blocks``) and the hooks
+The validator (``handbook.content.pages``), the paste test (``handbook.content.contract.page_blocks``) and the hooks
 (``hooks/i18n.py``) all read fences through ``fences()``, so they agree on where a fence opens and closes:
 a fence opens with three or more backticks or tildes (indented up to any depth, as inside an admonition), and
 closes with a line of the same character, at least as long, with nothing after it.

@@ -1,5 +1,5 @@
 """The page schema: the typed front matter of a pitfall page (``FrontMatter``) and of a guide (``GuideMatter``),
-and the patterns its fields follow. Used by the validator (``handbook.pages``) and the MkDocs hooks."""
+and the patterns its fields follow. Used by the validator (``handbook.content.pages``) and the MkDocs hooks."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ INCLUDE = re.compile(r'^\s*--8<--\s+"([^"]+)"\s*$')
 METRIC = re.compile(r"[\w./-]{1,80}")
 RUN_NUMBER = re.compile(r"\{\{\s*(symptom|fix)\.([\w./-]+)\.(first|last|min|max|mean)(?::([1-6]))?\s*\}\}")
 """A number a page quotes from its recorded run: ``{{ fix.grad_norm.max }}`` (seed 0, 3 significant digits;
-``{{ fix.loss.last:4 }}`` for 4; see handbook/runs.py)."""
+``{{ fix.loss.last:4 }}`` for 4; see handbook/lanes/runs.py)."""
 
 
 NAV_TITLE_WIDTH = 25
@@ -172,9 +172,9 @@ class FrontMatter(BaseModel):
     one where the claim is statistical."""
     claimed_failures: dict[int, Literal["divergence", "no-gradient"]] | None = None
     """Runs whose failure IS the page's claim: ``{2: divergence}`` (run 1 = the first trainer the check builds).
-    Every other run must be sane training (handbook/evidence.py); the twins declare the same."""
+    Every other run must be sane training (handbook/lanes/evidence.py); the twins declare the same."""
     chart: ChartSpec | None = None
-    """The run chart the page shows (from its run record, ``compat/runs/``); see handbook/runs.py."""
+    """The run chart the page shows (from its run record, ``compat/runs/``); see handbook/lanes/runs.py."""
     doctor: dict | None = None
     """The log doctor's rule for this page: conditions over logged metrics (doctor/rlhf_doctor/rules.py)."""
 

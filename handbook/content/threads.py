@@ -17,7 +17,7 @@ import re
 
 import yaml
 
-from handbook import pages
+from handbook.content import pages
 
 SAMPLE = pages.ROOT / "compat" / "threads.yaml"
 BLIND = pages.ROOT / "compat" / "threads-blind.yaml"

@@ -1,7 +1,7 @@
-"""The page model: loading a page, its front matter (schema in ``handbook.schema``) and its per-page rules.
+"""The page model: loading a page, its front matter (schema in ``handbook.content.schema``) and its per-page rules.
 
 Used by the test suite (``tests/test_pages.py``), by the MkDocs hook that renders badges and the navigation,
-and by ``python -m handbook check`` (site-wide rules: ``handbook.site_checks``). Every error names the file and the
+and by ``python -m handbook check`` (site-wide rules: ``handbook.site.site_checks``). Every error names the file and the
 field.
 """
 
@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 import yaml
 
-from handbook import contract, markdown_scan, prose
-from handbook.schema import (  # noqa: F401  (re-exported: the page model is read as pages.FrontMatter, ...)
+from handbook.content import contract, markdown_scan, prose
+from handbook.content.schema import (  # noqa: F401  (re-exported: the page model is read as pages.FrontMatter, ...)
     ADVICE,
     INCLUDE,
     METRIC,
@@ -33,7 +33,7 @@ from handbook.schema import (  # noqa: F401  (re-exported: the page model is rea
 )
 from handbook.ui import CHAPTERS, SECTIONS  # noqa: F401  (CHAPTERS re-exported for the CLI)
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 SNIPPETS = ROOT / "snippets"
 

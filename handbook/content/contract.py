@@ -19,7 +19,7 @@ section, so the snippet file *is* what the page shows:
   ends with ``SEEDS`` (the seeds the suite runs) and the main block ``MAIN_BLOCK``. Optional
   ``check_gpu`` / ``check_vllm`` / ``check_multiprocess`` run only where that hardware exists.
 
-The validator (``handbook.pages``), the page tests (``handbook/pytest_pages.py``) and the CLI all read the
+The validator (``handbook.content.pages``), the page tests (``handbook/lanes/pytest_pages.py``) and the CLI all read the
 contract from here.
 """
 
@@ -30,9 +30,9 @@ import pathlib
 import re
 from dataclasses import dataclass, field
 
-from handbook import markdown_scan
+from handbook.content import markdown_scan
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 SNIPPETS = ROOT / "snippets"
 
 ANCHORS = ("symptom", "why", "fix", "evidence")

@@ -13,8 +13,10 @@ import html
 import pathlib
 import re
 
-from handbook import compat_page, markdown_scan, ui
-from handbook import pages as hp
+from handbook.versions import compat_page
+from handbook.content import markdown_scan
+from handbook import ui
+from handbook.content import pages as hp
 from handbook.ui import ADVICE_GROUPS, ADVICE_LABELS, FINDER, FINDER_LABELS, LABELS
 
 
@@ -108,7 +110,7 @@ def inline_markdown(text: str) -> str:
 
 def verified_models(meta: hp.FrontMatter, lang: str) -> list[str]:
     """The models the page's check passed on: the real model when its committed row passed, and the tiny one."""
-    from handbook import real, real_runs
+    from handbook.lanes import real, real_runs
 
     models = [real.NAME] if real_runs.passed(real_runs.load(meta.model_dump())) else []
     return [*models, LABELS[lang]["tiny_model"]]
@@ -170,7 +172,7 @@ def program_path(meta: hp.FrontMatter) -> str:
 
 def program_code(meta: hp.FrontMatter) -> str:
     """The page's whole program: its Python blocks in order, includes resolved, as the paste test runs it."""
-    from handbook import contract
+    from handbook.content import contract
 
     return contract.page_code(hp.DOCS / meta.chapter / f"{meta.id}.md")
 
@@ -277,7 +279,7 @@ def _versions(src_uri: str, lang: str) -> str:
 
 
 def _compatibility(src_uri: str, lang: str) -> str:
-    """Pages × matrix columns (compat/trl-matrix.json), with a version picker: handbook/compat_page.py."""
+    """Pages × matrix columns (compat/trl-matrix.json), with a version picker: handbook/versions/compat_page.py."""
     return compat_page.render(src_uri, lang, _link, _cell)
 
 
@@ -410,7 +412,8 @@ DOCTOR_EXAMPLE = ("online-rl", "grpo-zero-std-group")
 
 def _doctor_example(src_uri: str, lang: str) -> str:
     """The log doctor's real output on a recorded symptom run (seed 0), as a reader would see it."""
-    from handbook import doctor_rules, runs
+    from handbook.site import doctor_rules
+    from handbook.lanes import runs
 
     chapter, pid = DOCTOR_EXAMPLE
     meta = hp.load(hp.DOCS / chapter / f"{pid}.md").meta

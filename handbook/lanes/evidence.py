@@ -14,7 +14,7 @@ and names what is not sane training:
 
 A page whose claim *is* such a failure declares it per run in front matter (``claimed_failures: {2: divergence}``,
 run 1 = the first trainer the check builds); the other runs of that page, and every run of every other page, must
-be sane. ``handbook.harness`` applies this to every check it runs, so the test suite, the real-model lane and the
+be sane. ``handbook.lanes.harness`` applies this to every check it runs, so the test suite, the real-model lane and the
 version matrix share one gate.
 """
 

@@ -20,7 +20,9 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 
-from handbook import contract, evidence, pages, tiny, tiny_vlm
+from handbook import tiny, tiny_vlm
+from handbook.content import contract, pages
+from handbook.lanes import evidence
 
 WORKER = pathlib.Path(__file__).with_name("page_worker.py")
 TIMEOUT = float(os.environ.get("HANDBOOK_SNIPPET_TIMEOUT", "240"))
@@ -123,7 +125,7 @@ class PageRunner:
 
     def run(self, page: pathlib.Path, func: str, seed: int, timeout: float = TIMEOUT) -> Result:
         """Run ``func(seed)`` of the code ``page`` shows; a pass counts only if its runs are evidence: every trainer
-        trained sanely unless the page claims that run's failure (``handbook.evidence``)."""
+        trained sanely unless the page claims that run's failure (``handbook.lanes.evidence``)."""
         res = self.run_file(self.code_file(page), func, seed, timeout)
         if res.ok:
             claimed = pages.load(page).meta.get("claimed_failures") or {}

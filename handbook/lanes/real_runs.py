@@ -1,6 +1,6 @@
 """The real-model lane: every pitfall page's check run on SmolLM2-135M-Instruct (``make real``).
 
-``python -m handbook real-record [PAGE ...]`` runs each page's ``check`` on the real model (``handbook.real``)
+``python -m handbook real-record [PAGE ...]`` runs each page's ``check`` on the real model (``handbook.lanes.real``)
 for the seeds the lane uses (``real_seeds``) and writes ``compat/real/<chapter>/<slug>.json``::
 
     {"page": "docs/...md", "hash": "<page code hash>", "trl": "1.16.0", "transformers": "5.24.0",
@@ -21,7 +21,8 @@ import threading
 import time
 from importlib.metadata import version
 
-from handbook import contract, pages, real, runs
+from handbook.content import contract, pages
+from handbook.lanes import real, runs
 
 RESULTS_DIR = pages.ROOT / "compat" / "real"
 TIMEOUT = 1200.0
@@ -126,7 +127,7 @@ def record(
 
     ``model`` (a hub id or folder) runs the lane on another model, e.g. a larger one in GPU CI; its rows go to
     ``out`` (never to the committed compat/real/, which holds the SmolLM2 rows the tests check)."""
-    from handbook import harness
+    from handbook.lanes import harness
 
     if model and not out:
         raise SystemExit("--model needs --out DIR: compat/real/ holds only the SmolLM2-135M-Instruct rows")

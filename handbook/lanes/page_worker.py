@@ -1,4 +1,4 @@
-"""The process a page's code runs in during the test suite (started by ``handbook.harness``).
+"""The process a page's code runs in during the test suite (started by ``handbook.lanes.harness``).
 
 Run as a script with ``python -I``: the repository is not on ``sys.path`` and its packages cannot be imported
 (an import hook refuses them even where an editable install would find them), the working directory is a

@@ -1,5 +1,5 @@
 """The version matrix as the site shows it: the Compatibility page (version picker, tables) and the
-"Verified on TRL" summary of a page's badge. Reads compat/trl-matrix.json (handbook/matrix.py writes it)."""
+"Verified on TRL" summary of a page's badge. Reads compat/trl-matrix.json (handbook/versions/matrix.py writes it)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import json
 import pathlib
 import re
 
-from handbook import contract
-from handbook import pages as hp
-from handbook.matrix_plan import version_key
+from handbook.content import contract
+from handbook.content import pages as hp
 from handbook.ui import COMPAT_LABELS
+from handbook.versions.matrix_plan import version_key
 
 
 @functools.cache

@@ -1,0 +1,1 @@
+"""A page as data: the front matter schema, the snippet contract, the validator and the thread sample."""
