@@ -110,7 +110,8 @@ def error_of(build):
 
 
 def longest(trainer):
-    return max(len(ids) for ids in trainer.train_dataset["input_ids"])
+    """Tokens per row in the first batch the model would see."""
+    return next(iter(trainer.get_train_dataloader()))["input_ids"].shape[1]
 
 
 def check(seed: int = 0) -> str:
@@ -150,8 +151,9 @@ def check(seed: int = 0) -> str:
     assert converted.args is not plain and type(converted.args) is SFTConfig, (
         "claim: the trainer works on a new SFTConfig, not on the object passed"
     )
-    assert converted.args.max_length == 1024 and longest(converted) > SHORT, (
-        f"claim: max_length={SHORT} is lost, rows keep {longest(converted)} tokens"
+    lost = longest(converted)
+    assert converted.args.max_length == 1024 and lost > SHORT, (
+        f"claim: max_length={SHORT} is lost, rows keep {lost} tokens"
     )
     # the shared fields keep transformers' values, not SFTConfig's own defaults
     default_sft = SFTConfig(bf16=torch.cuda.is_available())
@@ -172,7 +174,8 @@ def check(seed: int = 0) -> str:
     assert trainer.args is config and trainer.args.cache_dir == "/data/hf-cache", (
         "claim: the subclass is used as it is, cache_dir included"
     )
-    assert longest(trainer) <= SHORT, f"claim: rows cut to {SHORT}: {longest(trainer)}"
+    kept = longest(trainer)
+    assert kept <= SHORT, f"claim: rows cut to {SHORT}: {kept}"
     trainer.train()
     losses = [row["loss"] for row in trainer.state.log_history if "loss" in row]
     assert len(losses) == 2, f"claim: the fixed run trains: {losses}"
@@ -185,8 +188,8 @@ def check(seed: int = 0) -> str:
     assert dpo.args.max_steps == project_args.max_steps == 2, "claim: settings kept"
     return (
         f"{sft_error}; DPO/GRPO: {dpo_error}; attribute max_length={SHORT} lost "
-        f"(rows {longest(converted)} tokens); fix: subclass keeps cache_dir, rows "
-        f"<= {longest(trainer)}, losses {[round(x, 3) for x in losses]}"
+        f"(rows {lost} tokens); fix: subclass keeps cache_dir, rows "
+        f"<= {kept}, losses {[round(x, 3) for x in losses]}"
     )
 
 
