@@ -63,10 +63,14 @@ def build(seed, dataset, formatter=None, **config):
 
 
 def first_example(trainer):
-    """The text the model is trained on, and the part the loss covers."""
+    """The text the model is trained on, and the part the loss covers: the
+    labels the trainer's collator builds for the first row."""
     row = trainer.train_dataset[0]
+    keys = ("input_ids", "completion_mask", "labels")  # labels: TRL >= 1.7
+    batch = trainer.data_collator([{k: row[k] for k in keys if k in row}])
+    ids, labels = batch["input_ids"][0].tolist(), batch["labels"][0].tolist()
+    trained = [t for t, label in zip(ids, labels) if label != -100]
     tokenizer = trainer.processing_class
-    trained = [t for t, label in zip(row["input_ids"], row["labels"]) if label != -100]
     return tokenizer.decode(row["input_ids"]), tokenizer.decode(trained)
 
 
