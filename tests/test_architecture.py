@@ -22,7 +22,8 @@ def _modules() -> dict[str, str]:
         rel = p.relative_to(HANDBOOK)
         if "templates" in rel.parts or p.stem == "__init__":
             continue
-        mods[p.stem] = rel.parts[0] if len(rel.parts) > 1 else ""
+        group = rel.parts[0] if len(rel.parts) > 1 else ""
+        assert mods.setdefault(p.stem, group) == group, f"two handbook modules named {p.stem}: rename one"
     return mods
 
 
