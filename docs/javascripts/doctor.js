@@ -1103,8 +1103,8 @@
         }
         return null;
       },
-      en: "{metric} jumps to {value}x the median of the steps before",
-      zh: "{metric} 突然跳到此前各步中位数的 {value} 倍",
+      en: "{metric} more than {value}x the median of the steps before",
+      zh: "{metric} 超过此前各步中位数的 {value} 倍",
     },
     nan: {
       match: (pts) => {

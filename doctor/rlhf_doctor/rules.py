@@ -222,8 +222,8 @@ PATTERNS: dict[str, Pattern] = {
     ),
     "spike": Pattern(
         _spike,
-        "{metric} jumps to {value}x the median of the steps before",
-        "{metric} 突然跳到此前各步中位数的 {value} 倍",
+        "{metric} more than {value}x the median of the steps before",
+        "{metric} 超过此前各步中位数的 {value} 倍",
     ),
     "nan": Pattern(_nan, "{metric} is NaN or infinite", "{metric} 出现 NaN 或无穷大"),
     "missing": Pattern(None, "{metric} is never logged", "日志里从未记录 {metric}"),
