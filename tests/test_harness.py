@@ -18,26 +18,6 @@ def check(seed: int = 0) -> str:
 """
 
 
-@pytest.mark.parametrize(
-    ("model", "scale"),
-    [(None, str(harness.TINY_LR_SCALE)), ("/some/real/model", "1")],
-    ids=["tiny-lane", "real-lane"],
-)
-def test_lr_scale_is_the_toy_factor_only_on_the_tiny_model(tmp_path, monkeypatch, model, scale):
-    monkeypatch.delenv(contract.MODEL_ENV, raising=False)
-    probe = tmp_path / "probe.py"
-    probe.write_text(PROBE, encoding="utf-8")
-    runner = harness.PageRunner(model)
-    try:
-        res = runner.run_file(probe, "check", 0, timeout=120)
-    finally:
-        runner.close()
-    assert res.ok, res.message
-    seen_model, seen_scale = res.message.split(" | ")
-    assert seen_scale == scale
-    assert (seen_model == model) if model else ("tiny-qwen2" in seen_model)
-
-
 VLM_PROBE = """import os
 
 def check(seed: int = 0) -> str:
@@ -45,28 +25,38 @@ def check(seed: int = 0) -> str:
 """
 
 
-@pytest.mark.parametrize("model", [None, "/some/real/model"], ids=["tiny-lane", "real-lane"])
-def test_vlm_is_the_tiny_llava_only_on_the_tiny_lane(tmp_path, monkeypatch, model):
-    """A page that reads HANDBOOK_VLM gets the tiny LLaVA next to the tiny text model; a real lane leaves it unset
-    (the page's default, a hub id, which an offline CPU lane cannot load: such pages are pending there)."""
+@pytest.mark.parametrize(
+    ("model", "scale"),
+    [(None, str(harness.TINY_LR_SCALE)), ("/some/real/model", "1")],
+    ids=["tiny-lane", "real-lane"],
+)
+def test_each_lane_hands_pages_its_model_lr_scale_and_vlm(tmp_path, monkeypatch, model, scale):
+    """The learning-rate scale is the toy factor only on the tiny model. A page that reads HANDBOOK_VLM gets the tiny
+    LLaVA next to the tiny text model; a real lane leaves it unset (the page's default, a hub id, which an offline
+    CPU lane cannot load: such pages are pending there). One worker per lane runs both probes."""
     monkeypatch.delenv(contract.MODEL_ENV, raising=False)
     monkeypatch.delenv(contract.VLM_ENV, raising=False)
-    probe = tmp_path / "probe.py"
-    probe.write_text(VLM_PROBE, encoding="utf-8")
+    probe, vlm_probe = tmp_path / "probe.py", tmp_path / "vlm_probe.py"
+    probe.write_text(PROBE, encoding="utf-8")
+    vlm_probe.write_text(VLM_PROBE, encoding="utf-8")
     runner = harness.PageRunner(model)
     try:
-        res = runner.run_file(probe, "check", 0, timeout=120)
+        res, vlm = (runner.run_file(path, "check", 0, timeout=120) for path in (probe, vlm_probe))
     finally:
         runner.close()
     assert res.ok, res.message
+    seen_model, seen_scale = res.message.split(" | ")
+    assert seen_scale == scale
+    assert (seen_model == model) if model else ("tiny-qwen2" in seen_model)
+    assert vlm.ok, vlm.message
     if model:
-        assert res.message == "unset"
+        assert vlm.message == "unset"
     else:
-        assert "tiny-llava" in res.message
-        config = json.loads((pathlib.Path(res.message) / "config.json").read_text(encoding="utf-8"))
+        assert "tiny-llava" in vlm.message
+        config = json.loads((pathlib.Path(vlm.message) / "config.json").read_text(encoding="utf-8"))
         assert config["model_type"] == "llava", config["model_type"]
-        assert (pathlib.Path(res.message) / "processor_config.json").exists() or any(
-            pathlib.Path(res.message).glob("*processor*.json")
+        assert (pathlib.Path(vlm.message) / "processor_config.json").exists() or any(
+            pathlib.Path(vlm.message).glob("*processor*.json")
         ), "the tiny VLM is saved with its processor"
 
 
