@@ -87,7 +87,11 @@ def stop_ids(model):
 
 
 def answer(model, tokenizer):
-    """Greedy reply to the training question: the new token ids."""
+    """Greedy reply to the training question: the new token ids. In eval mode: left in
+    training mode after train(), with SFTConfig's gradient checkpointing on, the model
+    generated other tokens than its own forward pass predicts on older transformers
+    releases of the version matrix."""
+    model.eval()
     prompt = tokenizer.apply_chat_template(
         QUESTION, add_generation_prompt=True, return_tensors="pt", return_dict=True
     )
