@@ -66,7 +66,7 @@ SYNONYMS = [
     "explode explodes exploding explosion spike spikes 爆炸 尖峰 飙升 暴涨",
     "oom 显存不足 爆显存 显存溢出",
     "hacking hack hacks exploit exploits 骇客 投机 钻空子 作弊",
-    "fluctuate fluctuates fluctuating oscillate oscillating swing swings 震荡 波动 上下跳 抖动",
+    "fluctuate fluctuates fluctuating oscillate oscillating swing swings 震荡 振荡 波动 上下跳 抖动",
     "forgetting forgets forgot 遗忘",
     "reward rewards 奖励",
     "loss 损失",
