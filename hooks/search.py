@@ -16,6 +16,7 @@
    tests/search_queries.yaml measures it (tests/test_site.py, with the worker run in node by
    tests/search_eval.js); the same file records which queries the ranking was tuned on.
 4. Chinese query segmentation (below).
+5. A query holding Chinese characters on an English page searches the Chinese index (``_TO_ZH``).
 
 Material's experimental Chinese query segmentation (search worker, ``segment()``) never looks at the last
 character of a run of Han characters and gives up on the whole run as soon as one character starts no indexed
@@ -291,6 +292,29 @@ def on_post_build(config, **kwargs):
     fix_segmentation(config)
 
 
+# A Chinese query typed on an English page searched the English index, matched only its Latin words and listed its
+# Chinese words as "Missing". A query holding a Han character on a page whose index is not Chinese searches the
+# Chinese index instead (zh/search/search_index.json, fetched by the worker on the first such query) and its results
+# link to the Chinese pages. Where the worker cannot fetch (node, in tests/search_eval.js) the English index answers.
+_MESSAGES = re.compile(
+    r"case 0:return yield (\w+)\((\w)\.data\.config\),(\w+)=new (\w+)\(\2\.data\),\{type:1\};"
+    r"case 2:let (\w)=\2\.data;try\{return\{type:3,data:\3\.search\(\5\)\}\}"
+)
+_MESSAGES_FIXED = (
+    "case 0:return yield {load}({t}.data.config),{index}=new {search}({t}.data),hbSetup={t}.data,{{type:1}};"
+    "case 2:let {q}={t}.data;try{{if(hbWantsZh({q})){{if(hbZh===void 0){{hbZh=null;let d=hbFetchZh();"
+    "if(d){{yield {load}(d.config);hbZh=new {search}({{config:d.config,docs:d.docs,options:hbSetup.options}})}}}}"
+    'if(hbZh){{let r=hbZh.search({q});for(const g of r.items)for(const x of g)x.location="zh/"+x.location;'
+    "return{{type:3,data:r}}}}}}return{{type:3,data:{index}.search({q})}}}}"
+)
+_TO_ZH = (
+    "var hbSetup=null,hbZh;\n"
+    'function hbWantsZh(q){return!!hbSetup&&hbSetup.config.lang.indexOf("zh")<0&&/\\p{sc=Han}/u.test(q)}\n'
+    'function hbFetchZh(){if(typeof XMLHttpRequest>"u"||!self.location)return null;try{let x=new XMLHttpRequest;'
+    'x.open("GET",new URL("../../../zh/search/search_index.json",self.location.href).href,!1);x.send();'
+    "return x.status===200?JSON.parse(x.responseText):null}catch(r){return null}}\n"
+)
+
 # lunr builds the set of indexed words as a minimised trie and merges two nodes when their keys match; the key
 # is the node's edge labels each followed by the child's id, with nothing between, so a digit label can run into
 # an id ("1" then node 23 reads as "123", as "12" then node 3 would). Two different nodes then merge and a prefix
@@ -335,8 +359,17 @@ def fix_segmentation(config):
             )
         u, body, a, k, g, f = score.groups()
         text = text[: score.start()] + _SCORE_FIXED.format(u=u, body=body, a=a, k=k, g=g, f=f) + text[score.end() :]
+        messages = _MESSAGES.search(text)
+        if not messages:
+            raise PluginError(
+                f"hooks/search.py: worker messages not found in {worker.name} (did mkdocs-material change?)"
+            )
+        load, t, index, search, q = messages.groups()
+        fixed = _MESSAGES_FIXED.format(load=load, t=t, index=index, search=search, q=q)
+        text = text[: messages.start()] + fixed + text[messages.end() :]
         strict = '"use strict";'
-        text = (strict + _COVER + text.removeprefix(strict)) if text.startswith(strict) else _COVER + text
+        head = _COVER + _TO_ZH
+        text = (strict + head + text.removeprefix(strict)) if text.startswith(strict) else head + text
         m = _SEGMENT.search(text)
         if not m:
             raise PluginError(

@@ -1125,6 +1125,26 @@ def test_chinese_search_results_carry_no_zero_width_spaces(page, server):
     assert "\u200b" not in text and not any("\u200b" in t for t in titles), [t for t in titles if "\u200b" in t][:3]
 
 
+@pytest.mark.browser
+def test_a_chinese_query_on_the_english_site_lists_chinese_pages(page, server):
+    """A query in Chinese typed on an English page searches the Chinese index (hooks/search.py, _TO_ZH): it lists
+    the Chinese pages, the same first three as the Chinese site does, instead of English pages that match only its
+    Latin words with its Chinese words "missing". An English query on that page still lists English pages."""
+    zh, en = "GRPO训练中Loss和grad_norm一直为0", "reward std 0"
+    tops = {}
+    for path, query in (("/", zh), ("/zh/", zh), ("/", en)):
+        page.goto(server + path)
+        page.click("input.md-search__input")
+        page.fill("input.md-search__input", query)
+        page.wait_for_selector(".md-search-result__item", timeout=10000)
+        page.wait_for_timeout(300)
+        hrefs = page.eval_on_selector_all(".md-search-result__item > a", "els => els.map(e => e.href)")
+        tops[(path, query)] = list(dict.fromkeys(h.split("#")[0].split("?")[0] for h in hrefs))[:3]
+    assert tops[("/", zh)] and all("/zh/" in h for h in tops[("/", zh)]), tops
+    assert tops[("/", zh)] == tops[("/zh/", zh)], tops
+    assert tops[("/", en)] and not any("/zh/" in h for h in tops[("/", en)]), tops
+
+
 WIDE_CODE_PAGES = [  # the pages whose code has the most lines of the full 88 characters
     "online-rl/grpo-reward-func-signature/",
     "sft/loss-near-ln-vocab/",
