@@ -97,8 +97,12 @@ _QUERY = r'search(e){if(e=e.replace(new RegExp("\\p{sc=Han}+","gu")'
 _QUERY_FIXED = (
     # the reader's own query, and below which word each English stem came from: hbTerms() shows their words
     r"search(e){if(this.hbRaw=e.toLowerCase(),this.hbStem={},"
+    # an English contraction becomes its words, which the stop word filter then drops: "don't" was split at the
+    # apostrophe into "don" and "t", and the prefix searches "t*" and "s*" (of "model's") matched nearly every page
+    r'e=e.replace(/\bcan[\x27\u2019]t\b/gi,"can not").replace(/\bwon[\x27\u2019]t\b/gi,"will not")'
+    r'.replace(/n[\x27\u2019]t\b/gi," not").replace(/(\w)[\x27\u2019](s|m|re|ve|ll|d)\b/gi,"$1")'
     # "loss 为零" is "loss is 0": the pages write the digit
-    r'e=e.replace(/零/g," 0 ")'
+    r'.replace(/零/g," 0 ")'
     # a hyphen inside a word splits it, as the index's separator does: "fine-tune" -> "fine tune", "1e-4" -> "1e 4"
     r'.replace(/([A-Za-z0-9])-(?=[A-Za-z0-9])/g,"$1 ")'
     # an identifier keeps a whole form too: "num_generations" also searches "numgenerations", which only the

@@ -402,7 +402,9 @@ SETS = ("tuning", "held-out", "blind")
 # none of which is a query's source): top 1 en 142/186 = 76% (138 at the start of that work), zh 138/165 = 84% (134);
 # top 3 en 170/186 = 91% (170), zh 153/165 = 93% (149). The zh floors rise to that level less 4 queries (top 1
 # 134/165, top 3 149/165); the en floors already sit at or above it and stay (top 3 en now has no margin left).
-FLOOR = {"top1": {"en": 0.74, "zh": 0.81}, "top3": {"en": 0.91, "zh": 0.90}}
+# Then English contractions stopped leaving stray pieces ("don't" searched "don*" and "t*"): top 1 en 145/186 = 78%,
+# so the en top-1 floor rises to 142/186.
+FLOOR = {"top1": {"en": 0.76, "zh": 0.81}, "top3": {"en": 0.91, "zh": 0.90}}
 
 
 def _queries():
@@ -493,6 +495,7 @@ def test_search_query_rewriting(site):
         ("zh", "打分都是负数，模型复读 GRPO训练reward为零"),
         ("en", "my grpo loss is zero after many steps 0.6931"),
         ("zh", "训练完模型只会说你好"),
+        ("en", "why don't the model's rewards increase"),
     ]
     results = _node_search_raw(out, cases)
     asked = {r["query"]: r["lunr"] for r in results}
@@ -504,6 +507,8 @@ def test_search_query_rewriting(site):
     assert {"0.6931*", "0.69*", "0.7*"} <= set(en), "a logged number also searches its rounded values"
     assert {"ppo*", "trainer*"} <= set(en), "CamelCase splits as the index does"
     assert "stuck*" in asked[cases[1][1]].split(), "a symptom word also searches its synonyms"
+    contracted = asked[cases[5][1]].split()
+    assert "reward*" in contracted and not {"don*", "t*", "s*"} & set(contracted), "contractions leave no stray pieces"
     zh = asked[cases[2][1]].split()
     assert "都" in zh and "都*" not in zh, "a single character matches only itself, not 都是 or 都有"
     assert "重复*" in zh and "0" in zh, "复读 also searches 重复; 零 searches the digit"
