@@ -496,6 +496,7 @@ def test_search_query_rewriting(site):
         ("en", "my grpo loss is zero after many steps 0.6931"),
         ("zh", "训练完模型只会说你好"),
         ("en", "why don't the model's rewards increase"),
+        ("en", "loss is 0 for the first K steps of R1-V"),
     ]
     results = _node_search_raw(out, cases)
     asked = {r["query"]: r["lunr"] for r in results}
@@ -509,6 +510,8 @@ def test_search_query_rewriting(site):
     assert "stuck*" in asked[cases[1][1]].split(), "a symptom word also searches its synonyms"
     contracted = asked[cases[5][1]].split()
     assert "reward*" in contracted and not {"don*", "t*", "s*"} & set(contracted), "contractions leave no stray pieces"
+    letters = asked[cases[6][1]].split()
+    assert {"k", "v"} <= set(letters) and not {"k*", "v*"} & set(letters), "a single letter matches only itself"
     zh = asked[cases[2][1]].split()
     assert "都" in zh and "都*" not in zh, "a single character matches only itself, not 都是 or 都有"
     assert "重复*" in zh and "0" in zh, "复读 also searches 重复; 零 searches the digit"
