@@ -398,7 +398,13 @@ SETS = ("tuning", "held-out", "blind")
 # the new DPO logits-NaN page), zh 134/165 = 81% (+6, but 3 of the 6 gains are queries whose own thread gave the
 # page a symptom line: an echo, not a new reader served); top 3 en 171/186 = 92%, zh 149/165 = 90%. The en top-1
 # floor keeps its margin of 3 queries (138/186); the zh floor rises only to the level before the echoes (128/165).
-FLOOR = {"top1": {"en": 0.74, "zh": 0.77}, "top3": {"en": 0.91, "zh": 0.89}}
+# Re-measured on 2026-12-07 (search-tune: smoothed word share, 振荡 as a synonym, 23 Chinese lines from Chinese threads
+# none of which is a query's source): top 1 en 142/186 = 76% (138 at the start of that work), zh 138/165 = 84% (134);
+# top 3 en 170/186 = 91% (170), zh 153/165 = 93% (149). The zh floors rise to that level less 4 queries (top 1
+# 134/165, top 3 149/165); the en floors already sit at or above it and stay (top 3 en now has no margin left).
+# Then English contractions and single letters stopped searching as prefixes ("don't" searched "don*" and "t*"):
+# top 1 en 146/186 = 78%, so the en top-1 floor rises to 142/186.
+FLOOR = {"top1": {"en": 0.76, "zh": 0.81}, "top3": {"en": 0.91, "zh": 0.90}}
 
 
 def _queries():
@@ -489,6 +495,8 @@ def test_search_query_rewriting(site):
         ("zh", "打分都是负数，模型复读 GRPO训练reward为零"),
         ("en", "my grpo loss is zero after many steps 0.6931"),
         ("zh", "训练完模型只会说你好"),
+        ("en", "why don't the model's rewards increase"),
+        ("en", "loss is 0 for the first K steps of R1-V"),
     ]
     results = _node_search_raw(out, cases)
     asked = {r["query"]: r["lunr"] for r in results}
@@ -500,6 +508,10 @@ def test_search_query_rewriting(site):
     assert {"0.6931*", "0.69*", "0.7*"} <= set(en), "a logged number also searches its rounded values"
     assert {"ppo*", "trainer*"} <= set(en), "CamelCase splits as the index does"
     assert "stuck*" in asked[cases[1][1]].split(), "a symptom word also searches its synonyms"
+    contracted = asked[cases[5][1]].split()
+    assert "reward*" in contracted and not {"don*", "t*", "s*"} & set(contracted), "contractions leave no stray pieces"
+    letters = asked[cases[6][1]].split()
+    assert {"k", "v"} <= set(letters) and not {"k*", "v*"} & set(letters), "a single letter matches only itself"
     zh = asked[cases[2][1]].split()
     assert "都" in zh and "都*" not in zh, "a single character matches only itself, not 都是 or 都有"
     assert "重复*" in zh and "0" in zh, "复读 also searches 重复; 零 searches the digit"
@@ -1123,6 +1135,26 @@ def test_chinese_search_results_carry_no_zero_width_spaces(page, server):
     text = page.inner_text(".md-search-result")
     assert titles and any("\u200b" not in t and len(t) > 4 for t in titles), titles
     assert "\u200b" not in text and not any("\u200b" in t for t in titles), [t for t in titles if "\u200b" in t][:3]
+
+
+@pytest.mark.browser
+def test_a_chinese_query_on_the_english_site_lists_chinese_pages(page, server):
+    """A query in Chinese typed on an English page searches the Chinese index (hooks/search.py, _TO_ZH): it lists
+    the Chinese pages, the same first three as the Chinese site does, instead of English pages that match only its
+    Latin words with its Chinese words "missing". An English query on that page still lists English pages."""
+    zh, en = "GRPO训练中Loss和grad_norm一直为0", "reward std 0"
+    tops = {}
+    for path, query in (("/", zh), ("/zh/", zh), ("/", en)):
+        page.goto(server + path)
+        page.click("input.md-search__input")
+        page.fill("input.md-search__input", query)
+        page.wait_for_selector(".md-search-result__item", timeout=10000)
+        page.wait_for_timeout(300)
+        hrefs = page.eval_on_selector_all(".md-search-result__item > a", "els => els.map(e => e.href)")
+        tops[(path, query)] = list(dict.fromkeys(h.split("#")[0].split("?")[0] for h in hrefs))[:3]
+    assert tops[("/", zh)] and all("/zh/" in h for h in tops[("/", zh)]), tops
+    assert tops[("/", zh)] == tops[("/zh/", zh)], tops
+    assert tops[("/", en)] and not any("/zh/" in h for h in tops[("/", en)]), tops
 
 
 WIDE_CODE_PAGES = [  # the pages whose code has the most lines of the full 88 characters
