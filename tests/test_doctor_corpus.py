@@ -56,7 +56,8 @@ def score(entry, findings) -> str:
     if not entry["problem"] and problems and not named & set(entry["pages"]):
         return "false alarm"
     if not entry["pages"]:  # a healthy log may get notes on expected patterns; a problem no page explains, nothing
-        return "right" if not (problems if not entry["problem"] else named) else "wrong"
+        wrongly_named = named if entry["problem"] else problems
+        return "wrong" if wrongly_named else "right"
     if not named:
         return "silent"
     return "right" if named & set(entry["pages"]) else "wrong"
@@ -65,13 +66,16 @@ def score(entry, findings) -> str:
 KINDS = ("right", "wrong", "silent", "false alarm")
 
 
-def table(folder, entries) -> dict[str, collections.Counter]:
+def outcomes(folder, entries) -> list[tuple[dict, str]]:
+    """Each entry with its outcome: the doctor runs once per log."""
+    return [(e, score(e, R.diagnose(cli.read_log(folder / e["file"]), RULES))) for e in entries]
+
+
+def table(scored: list[tuple[dict, str]]) -> dict[str, collections.Counter]:
     """Outcome counts per source project, and ``all``; ``page named`` counts the problem logs a page explains
     where the doctor names that page (``page logs``: how many such logs)."""
-    rules = RULES
     out: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
-    for entry in entries:
-        outcome = score(entry, R.diagnose(cli.read_log(folder / entry["file"]), rules))
+    for entry, outcome in scored:
         for key in (entry["project"], "all"):
             out[key][outcome] += 1
         if entry["problem"] and entry["pages"]:
@@ -85,14 +89,13 @@ def line(label: str, c: collections.Counter) -> str:
 
 
 def test_corpus_figures(record_property):
-    out = table(CORPUS, ENTRIES)
+    scored = outcomes(CORPUS, ENTRIES)
+    out = table(scored)
     lines = [line(project, c) for project, c in sorted(out.items())]
     total = out["all"]
     lines.append(f"right page named on {total['page named']} of the {total['page logs']} problem logs a page explains")
     record_property("figures", f"log doctor on {len(ENTRIES)} real logs from public threads:\n" + "\n".join(lines))
-    alarms = {
-        e["file"] for e in ENTRIES if score(e, R.diagnose(cli.read_log(CORPUS / e["file"]), RULES)) == "false alarm"
-    }
+    alarms = {e["file"] for e, outcome in scored if outcome == "false alarm"}
     assert alarms <= KNOWN_FALSE_ALARMS, f"the doctor named a problem on logs their threads call healthy: {alarms}"
     assert total["right"] >= RIGHT, f"the doctor is right on {total['right']}/{len(ENTRIES)} real logs:\n" + "\n".join(
         lines

@@ -20,7 +20,6 @@ import yaml
 from handbook.content import pages
 
 SAMPLE = pages.ROOT / "compat" / "threads.yaml"
-BLIND = pages.ROOT / "compat" / "threads-blind.yaml"
 BLINDS = sorted((pages.ROOT / "compat").glob("threads-blind*.yaml"))
 """Every held-out part: threads-blind.yaml (collected 2026-12-06) and the dated ones collected later, each judged
 once (the score is in its header)."""
