@@ -43,6 +43,7 @@ VLM = os.environ.get("HANDBOOK_VLM", "Qwen/Qwen2-VL-2B-Instruct")
 LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
 processor = AutoProcessor.from_pretrained(VLM)
+image_token_id = processor.tokenizer.convert_tokens_to_ids(processor.image_token)
 
 
 def raw_rows():
@@ -81,6 +82,8 @@ def grpo(seed, make_row):
         per_device_train_batch_size=4,
         num_generations=2,
         max_completion_length=8,
+        # the random test model can sample the image token; a trained one does not
+        generation_kwargs={"suppress_tokens": [image_token_id]},
         max_steps=2,
         learning_rate=1e-6 * LR_SCALE,
         logging_steps=1,
