@@ -50,21 +50,21 @@ test: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/python -m handbook check
 	$(TEST_VENV)/bin/ruff format --check --quiet .
 	$(TEST_VENV)/bin/ruff check --quiet .
-	# every page's code pasted and run, page contract, validator: spread over $(WORKERS) processes
+	# Two chains at once, sharing the CPU (the browser tests mostly wait on Chromium, the hang pages on their
+	# timeouts). In the foreground: every page's code pasted and run, page contract, validator, spread over
+	# $(WORKERS) processes. In the background: the site build + browser tests (one process: the site is built once),
+	# then the notebooks (cells share one kernel, on the tiny model), then build speed (two builds of a copy of the
+	# sources); their reports are printed last.
+	@side_log=$$(mktemp); \
+	( $(TEST_VENV)/bin/python -m pytest tests/test_site.py tests/test_site_doctor.py -p no:cacheprovider; site=$$?; \
+	  HANDBOOK_MODEL=$$($(TEST_VENV)/bin/python -m handbook tiny) \
+	  $(TEST_VENV)/bin/python -m pytest docs/walkthroughs --nbval-lax --nbval-current-env -p no:cacheprovider; nb=$$?; \
+	  $(TEST_VENV)/bin/python -m pytest tests/test_build_speed.py -p no:cacheprovider; bs=$$?; \
+	  test $$site -eq 0 && test $$nb -eq 0 && test $$bs -eq 0 ) > $$side_log 2>&1 & side=$$!; \
 	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests docs --ignore=tests/test_site.py --ignore=tests/test_site_doctor.py \
-	  --ignore=tests/test_build_speed.py --durations=10
-	# site build + browser (one process: the site is built once), and beside it, on the second core, the notebooks
-	# (cells share one kernel, on the tiny model) then build speed (two builds of a copy of the sources); their
-	# reports are printed last
-	@nb_log=$$(mktemp); bs_log=$$(mktemp); \
-	( HANDBOOK_MODEL=$$($(TEST_VENV)/bin/python -m handbook tiny) \
-	  $(TEST_VENV)/bin/python -m pytest docs/walkthroughs --nbval-lax --nbval-current-env -p no:cacheprovider \
-	  > $$nb_log 2>&1; nb=$$?; \
-	  $(TEST_VENV)/bin/python -m pytest tests/test_build_speed.py -p no:cacheprovider > $$bs_log 2>&1; bs=$$?; \
-	  test $$nb -eq 0 && test $$bs -eq 0 ) & side=$$!; \
-	$(TEST_VENV)/bin/python -m pytest tests/test_site.py tests/test_site_doctor.py; site=$$?; \
-	wait $$side; beside=$$?; cat $$nb_log $$bs_log; rm -f $$nb_log $$bs_log; \
-	test $$site -eq 0 && test $$beside -eq 0
+	  --ignore=tests/test_build_speed.py --durations=10; pages=$$?; \
+	wait $$side; background=$$?; cat $$side_log; rm -f $$side_log; \
+	test $$pages -eq 0 && test $$background -eq 0
 
 snippets: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) docs
