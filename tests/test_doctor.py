@@ -202,6 +202,7 @@ def test_cli_reads_trainer_state_jsonl_console_and_csv(tmp_path, rules_file):
         (b'{"model": "x"}', "without 'log_history'"),
         (b'{"log_history": 3}', "not a list"),
         (b"[1, 2, 3]", "not a dict"),
+        (b"[1, 2", "invalid JSON"),  # no other reader finds rows either
         (b"hello\nworld\n", "no logged values found"),
     ],
 )
@@ -210,6 +211,18 @@ def test_cli_foreign_files(tmp_path, content, message):
     path.write_bytes(content)
     res = _cli(path)
     assert res.returncode == 2 and message in res.stderr and str(path) in res.stderr, res.stderr
+
+
+def test_console_log_opening_with_a_bracketed_tag_is_read(tmp_path):
+    """A LLaMA-Factory log starts "[INFO|date] logger >> {...}": not a broken JSON list (hiyouga/LlamaFactory#6286)."""
+    path = tmp_path / "llamafactory.txt"
+    path.write_text(
+        "[INFO|2024-12-08 01:09:59] llamafactory.train.callbacks:157 >> {'loss': 0.0000, 'epoch': 0.03}\n"
+        "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 4.99e-05, 'epoch': 0.03}\n"
+        "{'loss': 0.0, 'grad_norm': nan, 'learning_rate': 4.98e-05, 'epoch': 0.04}\n"
+    )
+    rows = cli.read_log(path)
+    assert [r["loss"] for r in rows][-2:] == [0.0, 0.0] and rows[-1]["grad_norm"] == "nan", rows
 
 
 def test_cli_missing_file(tmp_path):

@@ -917,10 +917,24 @@
   function readLog(text, source = "log") {
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // utf-8-sig
     if (!strip(text)) throw new LogError(`${source}: the file is empty`, "empty");
-    for (const reader of [jsonRows, lineRows, pairRows, tableRows, alignedRows, csvRows]) {
-      const rows = reader(text, source);
-      if (rows !== null) return rows;
+    const others = () => {
+      for (const reader of [lineRows, pairRows, tableRows, alignedRows, csvRows]) {
+        const rows = reader(text, source);
+        if (rows !== null) return rows;
+      }
+      return null;
+    };
+    let rows;
+    try {
+      rows = jsonRows(text, source);
+    } catch (e) {
+      // "[INFO|...] >> {'loss': ...}": console output that opens with a bracket, unless no other reader finds rows
+      if (!(e instanceof LogError) || e.code !== "invalid-json") throw e;
+      rows = others();
+      if (rows === null) throw e;
     }
+    if (rows === null) rows = others();
+    if (rows !== null) return rows;
     throw new LogError(
       `${source}: no logged values found: expected a trainer_state.json, JSONL of logged dicts, console output ` +
         "with the Trainer's {'loss': ...} lines, or a CSV with a header of metric names", "no-values");

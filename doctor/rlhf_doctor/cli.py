@@ -90,6 +90,10 @@ class LogError(ValueError):
     """The file is not a training log this tool can read (the message says why)."""
 
 
+class InvalidJSON(LogError):
+    """The text opens like a JSON list but does not parse as one."""
+
+
 def _rows_from_dicts(items, source: str) -> list[dict]:
     rows = []
     for i, item in enumerate(items):
@@ -129,21 +133,28 @@ def _dict_line(text: str):
 def read_log(path: pathlib.Path) -> list[dict]:
     """The logged rows of a trainer_state.json, JSONL/console log or CSV file (raises LogError)."""
     text = _read_text(path)
-    for reader in (
-        _json_rows,
-        _line_rows,
-        _pair_rows,
-        _table_rows,
-        _aligned_rows,
-        _csv_rows,
-    ):  # one per format, most specific first
-        rows = reader(text, str(path))
-        if rows is not None:
-            return rows
+    try:
+        rows = _json_rows(text, str(path))
+    except InvalidJSON:
+        # "[INFO|...] >> {'loss': ...}": console output that opens with a bracket, unless no other reader finds rows
+        if (rows := _other_rows(text, str(path))) is None:
+            raise
+    if rows is None:
+        rows = _other_rows(text, str(path))
+    if rows is not None:
+        return rows
     raise LogError(
         f"{path}: no logged values found: expected a trainer_state.json, JSONL of logged dicts, console output "
         "with the Trainer's {'loss': ...} lines, or a CSV with a header of metric names"
     )
+
+
+def _other_rows(text: str, source: str) -> list[dict] | None:
+    """The rows found by the first of the non-JSON readers (one per format, most specific first) that finds any."""
+    for reader in (_line_rows, _pair_rows, _table_rows, _aligned_rows, _csv_rows):
+        if (rows := reader(text, source)) is not None:
+            return rows
+    return None
 
 
 def _read_text(path: pathlib.Path) -> str:
@@ -167,7 +178,7 @@ def _json_rows(text: str, source: str) -> list[dict] | None:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as e:
-            raise LogError(f"{source}: invalid JSON ({e.msg} at line {e.lineno})") from e
+            raise InvalidJSON(f"{source}: invalid JSON ({e.msg} at line {e.lineno})") from e
         return _rows_from_dicts(data, source)
     if not stripped.startswith("{") or stripped.startswith("{'"):
         return None
