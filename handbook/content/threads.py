@@ -127,8 +127,8 @@ def coverage(entries: list[dict], key: str = "family") -> dict[str, collections.
 def _row(label: str, c: collections.Counter) -> str:
     n = sum(c.values())
     return (
-        f"  {label:<17} {n:>4}  covered {c['covered']:>3} ({c['covered'] / n:4.0%})  partly {c['partly']:>3}  "
-        f"no {c['no']:>3} ({c['no'] / n:4.0%})"
+        f"  {label:<17} {n:>4}  covered {c['covered']:>3} ({c['covered'] / n:6.1%})  partly {c['partly']:>3}  "
+        f"no {c['no']:>3} ({c['no'] / n:6.1%})"
     )
 
 
