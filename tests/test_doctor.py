@@ -85,6 +85,9 @@ def test_patterns():
     assert fires({"metric": "loss", "is": "constant", "for": 4}, changed)
     assert fires({"metric": "entropy", "is": "missing"}, rows)
     assert not fires({"metric": "kl", "is": "missing"}, rows)
+    # a notebook table prints a metric the trainer never logged as a column of nan: missing, like an absent key
+    assert fires({"metric": "kl", "is": "missing"}, [{**r, "kl": "nan"} for r in rows])
+    assert not fires({"metric": "kl", "is": "missing"}, [{**r, "kl": "nan"} for r in rows[:-1]] + rows[-1:])
     assert fires({"metric": "grad_*", "is": "present"}, rows)
     spiky = rows + [{"step": 10, "grad_norm": 50.0}]
     assert fires({"metric": "grad_norm", "is": "spike"}, spiky)

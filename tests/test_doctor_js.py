@@ -169,6 +169,7 @@ def _inline_cases(benchmark_log) -> list[tuple[str, str, str]]:
         ("patterns-spiky", _jsonl(pattern_rows + [{"step": 10, "grad_norm": 50.0}]), "patterns"),
         ("patterns-nan", _jsonl(pattern_rows + [{"step": 10, "loss": float("nan")}]), "patterns"),
         ("patterns-x", _jsonl([{**r, "x": 1} for r in pattern_rows]), "patterns"),
+        ("patterns-kl-nan", _jsonl([{**r, "kl": float("nan")} for r in pattern_rows]), "patterns"),
         ("patterns-bench", _jsonl(bench), "site"),
         ("excerpt-one", _jsonl([{"step": 1, "loss": 0.0, "grad_norm": 0.0}]), "excerpt"),
         ("excerpt-two", _jsonl([{"step": 1, "loss": 0.0, "grad_norm": 0.0}, {"step": 2, "loss": 0.5}]), "excerpt"),

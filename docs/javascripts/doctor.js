@@ -1127,7 +1127,7 @@
       },
       en: "{metric} is NaN or infinite", zh: "{metric} 出现 NaN 或无穷大",
     },
-    missing: { match: null, en: "{metric} is never logged", zh: "日志里从未记录 {metric}" },
+    missing: { match: null, en: "{metric} is never logged (or only as NaN)", zh: "日志里从未记录 {metric}（或只有 NaN）" },
     present: { match: null, en: "{metric} is logged", zh: "日志记录了 {metric}" },
   };
   for (const p of Object.values(PATTERNS)) p.defaultFor = p.defaultFor || 1;
@@ -1209,7 +1209,11 @@
     const pattern = PATTERNS[cond.is];
     const re = fnmatchRegex(cond.metric);
     const matching = [...allKeys].filter((k) => re.test(k)).sort(cmpStr);
-    if (cond.is === "missing") return !matching.length && log.length ? [[cond.metric, []]] : null;
+    if (cond.is === "missing") {
+      // a notebook table shows a metric never logged as a column of nan
+      const logged = matching.filter((k) => series(log, k).some(([, v]) => Number.isFinite(v)));
+      return !logged.length && log.length ? [[cond.metric, []]] : null;
+    }
     if (cond.is === "present") return matching.length ? [[matching[0], series(log, matching[0]).slice(0, 1)]] : null;
     const n = Math.trunc(Number(get(cond, "for", pattern.defaultFor)));
     for (const key of matching) {

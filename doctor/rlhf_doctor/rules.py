@@ -17,7 +17,7 @@ rising     the mean of the last third of the values exceeds the first third's by
 falling    the mean of the last third is below the first third's by ``value`` (relative, default 0.5)
 spike      a value ``value`` times (default 10) the median of the values before it (at least 3 before it)
 nan        a NaN or infinite value
-missing    the key is never logged (while the log has rows)
+missing    the key is never logged with a number (while the log has rows): absent, or only NaN
 present    the key is logged at least once
 =========  =====================================================================================================
 
@@ -226,7 +226,7 @@ PATTERNS: dict[str, Pattern] = {
         "{metric} 超过此前各步中位数的 {value} 倍",
     ),
     "nan": Pattern(_nan, "{metric} is NaN or infinite", "{metric} 出现 NaN 或无穷大"),
-    "missing": Pattern(None, "{metric} is never logged", "日志里从未记录 {metric}"),
+    "missing": Pattern(None, "{metric} is never logged (or only as NaN)", "日志里从未记录 {metric}（或只有 NaN）"),
     "present": Pattern(None, "{metric} is logged", "日志记录了 {metric}"),
 }
 """Every pattern a rule may use: adding one is one entry here (its matcher and its words)."""
@@ -236,8 +236,9 @@ def _condition(cond: dict, log: list[dict], all_keys: set[str]) -> list[tuple[st
     """The (metric, points) evidence if the condition holds for some matching key, else None."""
     pattern = PATTERNS[cond["is"]]
     matching = sorted(k for k in all_keys if fnmatch.fnmatchcase(k, cond["metric"]))
-    if cond["is"] == "missing":
-        return [(cond["metric"], [])] if not matching and log else None
+    if cond["is"] == "missing":  # a notebook table shows a metric never logged as a column of nan
+        logged = [k for k in matching if any(math.isfinite(v) for _, v in series(log, k))]
+        return [(cond["metric"], [])] if not logged and log else None
     if cond["is"] == "present":
         return [(matching[0], series(log, matching[0])[:1])] if matching else None
     n = int(cond.get("for", pattern.default_for))
