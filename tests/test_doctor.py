@@ -228,6 +228,24 @@ def test_console_log_opening_with_a_bracketed_tag_is_read(tmp_path):
     assert [r["loss"] for r in rows][-2:] == [0.0, 0.0] and rows[-1]["grad_norm"] == "nan", rows
 
 
+def test_mlx_lm_iter_lines_are_read(tmp_path):
+    """mlx-lm prints "Iter N: Train loss 0.693, Chosen reward 0.000, ..." (ml-explore/mlx-examples#1209): one row per
+    line, its step the iteration, Val values under TRL's eval_ names, units after a value ignored."""
+    path = tmp_path / "mlx.txt"
+    path.write_text(
+        "Iter 1: Val loss 0.693, Val chosen reward 0.000, Val took 0.464s\n"
+        "Iter 10: Train loss 0.061, Chosen reward -0.206, Margin 0.021, Learning Rate 1.000e-05, Peak mem 5.276 GB\n"
+        "Iter 20: Train loss nan, It/sec 0.068\n"
+        "Iter 30: Saved adapter weights to adapters.safetensors.\n"
+    )
+    rows = cli.read_log(path)
+    assert [r["step"] for r in rows] == [1, 10, 20], rows
+    assert rows[0]["eval_loss"] == "0.693" and rows[0]["eval_rewards/chosen"] == "0.000", rows[0]
+    assert rows[1]["loss"] == "0.061" and rows[1]["rewards/margins"] == "0.021", rows[1]
+    assert rows[1]["learning_rate"] == "1.000e-05" and rows[1]["peak_mem"] == "5.276", rows[1]
+    assert R.diagnose(rows, [{**PAGE, "rule": {"when": [{"metric": "loss", "is": "nan"}]}}])
+
+
 def test_cli_missing_file(tmp_path):
     res = _cli(tmp_path / "nope.json")
     assert res.returncode == 2 and "cannot be read" in res.stderr

@@ -169,6 +169,13 @@ def _inline_cases(benchmark_log) -> list[tuple[str, str, str]]:
         ("patterns-spiky", _jsonl(pattern_rows + [{"step": 10, "grad_norm": 50.0}]), "patterns"),
         ("patterns-nan", _jsonl(pattern_rows + [{"step": 10, "loss": float("nan")}]), "patterns"),
         ("patterns-x", _jsonl([{**r, "x": 1} for r in pattern_rows]), "patterns"),
+        (
+            "mlx-lm",
+            "Iter 1: Val loss 0.693, Val chosen reward 0.000, Val took 0.464s\n"
+            "Iter 10: Train loss 0.061, Chosen reward -0.206, Margin 0.021, Learning Rate 1.000e-05, Peak mem 5.2 GB\n"
+            "Iter 20: Train loss nan, It/sec 0.068\nIter 30: Saved adapter weights to adapters.safetensors.\n",
+            "patterns",
+        ),
         ("patterns-kl-nan", _jsonl([{**r, "kl": float("nan")} for r in pattern_rows]), "patterns"),
         ("patterns-bench", _jsonl(bench), "site"),
         ("excerpt-one", _jsonl([{"step": 1, "loss": 0.0, "grad_norm": 0.0}]), "excerpt"),

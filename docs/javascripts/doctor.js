@@ -554,6 +554,17 @@
   const SPACED_PAIR = rx(`(?:^|[${WS}]{2,})([${W}/().@-]+):[${WS}]*([^${WS}]+)(?=[${WS}]{2,}|[${WS}]*$)`, "g");
   const SLASH = rx(`[${WS}]*/[${WS}]*`, "g");
   const STEP_FRACTION = /^\p{Nd}+\/\p{Nd}+$/u;
+  const ITER_LINE = /^Iter ([0-9]+):(.*)$/;
+  const ITER_PAIR = /^([A-Za-z][A-Za-z /]*?) (-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|nan|inf) *[A-Za-z]*$/;
+  const ITER_NAMES = {
+    "train loss": "loss",
+    loss: "loss",
+    "chosen reward": "rewards/chosen",
+    "rejected reward": "rewards/rejected",
+    margin: "rewards/margins",
+    accuracy: "rewards/accuracies",
+    "learning rate": "learning_rate",
+  };
   const COLUMNS = { step: "step", "training loss": "loss", "validation loss": "eval_loss", epoch: "epoch" };
   const TEXT = {
     en: {
@@ -663,6 +674,26 @@
       } catch (e) {
         if (e.pyType !== "ValueError" && e.pyType !== "SyntaxError") throw e;
       }
+    }
+    return items.length ? rowsFromDicts(items, source) : null;
+  }
+
+  function iterRows(text, source) { // cli._iter_rows: mlx-lm's "Iter 10: Train loss 0.061, Chosen reward -0.206"
+    const items = [];
+    for (const line of splitlines(text)) {
+      const m = ITER_LINE.exec(strip(line));
+      if (!m) continue;
+      const row = new Map();
+      for (const part of m[2].split(",")) {
+        const pair = ITER_PAIR.exec(strip(part));
+        if (!pair) continue;
+        const name = strip(pair[1]).toLowerCase();
+        const base = name.startsWith("val ") ? name.slice(4) : name;
+        const key = has(ITER_NAMES, base) ? ITER_NAMES[base] : base.replaceAll(" ", "_");
+        const full = base !== name ? "eval_" + key : key;
+        if (!row.has(full)) row.set(full, pair[2]);
+      }
+      if (row.size >= 2) items.push(new Map([...row, ["step", m[1]]]));
     }
     return items.length ? rowsFromDicts(items, source) : null;
   }
@@ -918,7 +949,7 @@
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // utf-8-sig
     if (!strip(text)) throw new LogError(`${source}: the file is empty`, "empty");
     const others = () => {
-      for (const reader of [lineRows, pairRows, tableRows, alignedRows, csvRows]) {
+      for (const reader of [lineRows, iterRows, pairRows, tableRows, alignedRows, csvRows]) {
         const rows = reader(text, source);
         if (rows !== null) return rows;
       }

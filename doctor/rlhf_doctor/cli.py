@@ -62,6 +62,20 @@ QUOTED_PAIR = re.compile(r"'([^']+)'\s*:\s*('[^']*'|[^,'{}]+)")
 KV_PAIR = re.compile(r"(?:^|\s-\s)([\w/().@-]+):\s*([^\s]+)")
 SPACED_PAIR = re.compile(r"(?:^|\s{2,})([\w/().@-]+):\s*([^\s]+)(?=\s{2,}|\s*$)")
 """``name: value`` pairs separated by two or more spaces (a metrics summary pasted from a dashboard or a note)."""
+ITER_LINE = re.compile(r"Iter ([0-9]+):(.*)")
+ITER_PAIR = re.compile(
+    r"([A-Za-z][A-Za-z /]*?) (-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|nan|inf) *[A-Za-z]*"
+)
+ITER_NAMES = {
+    "train loss": "loss",
+    "loss": "loss",
+    "chosen reward": "rewards/chosen",
+    "rejected reward": "rewards/rejected",
+    "margin": "rewards/margins",
+    "accuracy": "rewards/accuracies",
+    "learning rate": "learning_rate",
+}
+"""mlx-lm's console names -> TRL's (``Val`` ones get ``eval_``); other names lower-cased, spaces as ``_``."""
 COLUMNS = {"step": "step", "training loss": "loss", "validation loss": "eval_loss", "epoch": "epoch"}
 """Column titles of the Trainer's notebook table -> the names it logs."""
 TEXT = {
@@ -151,7 +165,7 @@ def read_log(path: pathlib.Path) -> list[dict]:
 
 def _other_rows(text: str, source: str) -> list[dict] | None:
     """The rows found by the first of the non-JSON readers (one per format, most specific first) that finds any."""
-    for reader in (_line_rows, _pair_rows, _table_rows, _aligned_rows, _csv_rows):
+    for reader in (_line_rows, _iter_rows, _pair_rows, _table_rows, _aligned_rows, _csv_rows):
         if (rows := reader(text, source)) is not None:
             return rows
     return None
@@ -225,6 +239,25 @@ def _line_rows(text: str, source: str) -> list[dict] | None:
             items.append(_dict_line(" ".join(m.group(0).split())))
         except (ValueError, SyntaxError):
             continue
+    return _rows_from_dicts(items, source) if items else None
+
+
+def _iter_rows(text: str, source: str) -> list[dict] | None:
+    """mlx-lm's console lines, ``Iter 10: Train loss 0.061, Chosen reward -0.206, Learning Rate 1.000e-05``: one row
+    per line with two or more values, its ``Val`` values under TRL's ``eval_`` names (``Val loss`` -> ``eval_loss``)."""
+    items = []
+    for line in text.splitlines():
+        if not (m := ITER_LINE.fullmatch(line.strip())):
+            continue
+        row = {}
+        for part in m.group(2).split(","):
+            if pair := ITER_PAIR.fullmatch(part.strip()):
+                name = pair.group(1).strip().lower()
+                base = name[4:] if name.startswith("val ") else name
+                key = ITER_NAMES.get(base, base.replace(" ", "_"))
+                row.setdefault("eval_" + key if base != name else key, pair.group(2))
+        if len(row) >= 2:
+            items.append({**row, "step": m.group(1)})
     return _rows_from_dicts(items, source) if items else None
 
 
