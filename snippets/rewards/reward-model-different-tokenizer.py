@@ -152,7 +152,10 @@ def check(seed: int = 0) -> str:
             train_dataset=dataset,
         )
     )
-    assert isinstance(error, OSError), f"claim: no tokenizer to load: {error!r}"
+    # OSError on transformers 5; huggingface_hub's HFValidationError on transformers 4
+    assert "Repo id must use alphanumeric chars" in str(error), (
+        f"claim: no tokenizer: {error!r}"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "char-reward-model")
