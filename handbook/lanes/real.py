@@ -12,6 +12,7 @@ the pages (the hub model is the unquantized original; the weights differ by the 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import os
@@ -73,9 +74,14 @@ def model_key() -> str:
 
 def convert(gguf: pathlib.Path, target: pathlib.Path) -> pathlib.Path:
     """Dequantize ``gguf`` into a normal float32 model folder at ``target`` (atomic: a rename at the end)."""
+    import gguf as gguf_py
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    # transformers (5.24, get_gguf_hf_weights_map) asks gguf for its tensor-name map once per module, 397 times for
+    # SmolLM2, and gguf builds it anew each time (about 7 of the conversion's 20 s); it depends only on its arguments
+    if not hasattr(gguf_py.get_tensor_name_map, "cache_info"):
+        gguf_py.get_tensor_name_map = functools.lru_cache(maxsize=None)(gguf_py.get_tensor_name_map)
     loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
     tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
     config = loaded.config
