@@ -79,7 +79,8 @@ def convert(gguf: pathlib.Path, target: pathlib.Path) -> pathlib.Path:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     # transformers (5.24, get_gguf_hf_weights_map) asks gguf for its tensor-name map once per module, 397 times for
-    # SmolLM2, and gguf builds it anew each time (about 7 of the conversion's 20 s); it depends only on its arguments
+    # SmolLM2, and gguf builds it anew each time; it depends only on its arguments (measured on one core: the
+    # conversion took 22.6 s without the cache, 18.1 s with it)
     if not hasattr(gguf_py.get_tensor_name_map, "cache_info"):
         gguf_py.get_tensor_name_map = functools.lru_cache(maxsize=None)(gguf_py.get_tensor_name_map)
     loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
