@@ -36,8 +36,17 @@ import logging
 import os
 import re
 
+import torch
 from datasets import Dataset
-from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
+from transformers import (
+    AutoModelForCausalLM,
+    AutoTokenizer,
+    GPT2Config,
+    GPT2LMHeadModel,
+    LlamaConfig,
+    LlamaForCausalLM,
+    set_seed,
+)
 from transformers.utils import logging as hf_logging
 from trl import SFTTrainer
 
@@ -157,10 +166,30 @@ def check(seed: int = 0) -> str:
         "claim: the fix changes nothing the model trains on"
     )
     fixed.train()
+
+    # "Indexing errors" is literal for a learned position table (GPT-2), not for RoPE
+    gpt2 = GPT2LMHeadModel(GPT2Config(n_positions=16, n_embd=32, n_layer=1, n_head=2))
+    try:
+        gpt2(torch.arange(20)[None])
+        raise AssertionError("claim: GPT-2 past n_positions raises IndexError")
+    except IndexError as error:
+        assert "index out of range in self" in str(error), error
+    rope = LlamaConfig(
+        vocab_size=320,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        max_position_embeddings=16,
+    )
+    with torch.no_grad():
+        logits = LlamaForCausalLM(rope)(torch.arange(20)[None]).logits
+    assert logits.shape[1] == 20, "claim: a RoPE model runs past its context"
     return (
         f"warned once ({length} > {limit}) and with model_max_length = "
         f"max_length; trained on {[len(ids) for ids in prepared]} tokens; "
-        f"model_max_length = {tokenizer.model_max_length}: silent, same data"
+        f"model_max_length = {tokenizer.model_max_length}: silent, same data; "
+        "GPT-2 past n_positions: IndexError; Llama (RoPE) past its context: ran"
     )
 
 
