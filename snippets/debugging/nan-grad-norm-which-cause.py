@@ -77,16 +77,16 @@ MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 # needs ~300x the rate to move in a few steps
 LR_SCALE = float(os.environ.get("HANDBOOK_LR_SCALE", "1"))
 
+# far beyond any real setting (SFT's default is 2e-5): it blows the weights up
+# within a few steps on a CPU
+TOO_HIGH = 100.0
+PROMPT = "Read the question twice, think about it, then answer in one word. " * 2
 TEXTS = [
     "The quick brown fox jumps over the lazy dog.",
     "Two plus two equals four.",
     "What is the capital of France? The capital of France is Paris.",
     "Answer yes or no. Yes.",
 ]
-PROMPT = "Read the question twice, think about it, then answer in one word. " * 2
-# far beyond any real setting (SFT's default is 2e-5): it blows the weights up
-# within a few steps on a CPU
-TOO_HIGH = 100.0
 
 
 class ProbedSFTTrainer(NanProbe, SFTTrainer):
@@ -112,14 +112,14 @@ def train(seed, data, model=MODEL, trainer_class=ProbedSFTTrainer, **overrides):
     (loss, grad_norm) per step."""
     set_seed(seed)
     fields = dict(
-        max_steps=3,
-        per_device_train_batch_size=2,
-        learning_rate=2e-5 * LR_SCALE,
-        lr_scheduler_type="constant",
-        logging_steps=1,
-        save_strategy="no",
         seed=seed,
         bf16=torch.cuda.is_available(),
+        learning_rate=2e-5 * LR_SCALE,
+        max_steps=3,
+        lr_scheduler_type="constant",
+        logging_steps=1,
+        per_device_train_batch_size=2,
+        save_strategy="no",
     )
     args = SFTConfig(**{**fields, **overrides})
     trainer = trainer_class(model=model, args=args, train_dataset=data)
