@@ -246,6 +246,28 @@ def test_mlx_lm_iter_lines_are_read(tmp_path):
     assert R.diagnose(rows, [{**PAGE, "rule": {"when": [{"metric": "loss", "is": "nan"}]}}])
 
 
+def test_cut_off_dicts_and_mmengine_pairs_are_read(tmp_path):
+    """A dict line the paste cut before its "}" keeps its whole pairs, in order with the complete ones; mmengine's
+    "... - INFO - Epoch(train) [1][200/735]  lr: ...  loss: ..." reads as pairs two spaces apart, not verl's " - "."""
+    cut = tmp_path / "cut.txt"
+    cut.write_text(
+        "{'loss': 2.09, 'grad_norm': 6.08, 'epoch': 0.0}\n{'loss': 2.08, 'grad_norm': nan, 'epoch': 0.0, 'global_st\n"
+        "{'loss': 1.4, 'grad_norm': 3.0, 'epoch': 0.1}\n"
+    )
+    rows = cli.read_log(cut)
+    assert [r["loss"] for r in rows] == [2.09, "2.08", 1.4] and rows[1]["grad_norm"] == "nan", rows
+    mm = tmp_path / "mm.txt"
+    mm.write_text(
+        "10/30 22:18:02 - mmengine - INFO - Epoch(train) [1][200/735]  lr: 1.9870e-04  loss: 2.7522  grad_norm: 3.0608\n"
+        "10/30 22:18:30 - mmengine - INFO - Epoch(train) [1][210/735]  lr: 1.9857e-04  loss: 2.6150  grad_norm: nan\n"
+    )
+    rows = cli.read_log(mm)
+    assert [(r["loss"], r["grad_norm"], r["learning_rate"]) for r in rows] == [
+        ("2.7522", "3.0608", "1.9870e-04"),
+        ("2.6150", "nan", "1.9857e-04"),
+    ], rows
+
+
 def test_cli_missing_file(tmp_path):
     res = _cli(tmp_path / "nope.json")
     assert res.returncode == 2 and "cannot be read" in res.stderr

@@ -204,6 +204,17 @@ EDGE_CASES = [  # each format cli.py reads, and the corners of each (run with th
     ),
     ("list-of-dicts", '[{"loss": 0.0, "step": 5}, {"loss": 0.0, "step": "6"}, {"loss": "0", "step": true}]'),
     ("list-bad-json", "[{'loss': 0.0}]"),
+    (
+        "dict-cut-off",
+        "{'loss': 2.09, 'grad_norm': 6.08, 'epoch': 0.0}\n{'loss': 2.08, 'grad_norm': nan, 'epoch': 0.0, 'global_st\n"
+        "{'loss': 1.5, 'grad_norm': nan, 'lr': 1e-05, 'mem\n{'loss': 1.4, 'grad_norm': 3.0, 'epoch': 0.1}\n",
+    ),
+    (
+        "mmengine-pairs",
+        "10/30 22:18:02 - mmengine - INFO - Epoch(train) [1][200/735]  lr: 1.9870e-04  loss: 2.7522  grad_norm: 3.0608\n"
+        "10/30 22:18:30 - mmengine - INFO - Epoch(train) [1][210/735]  lr: 1.9857e-04  loss: 2.6150  grad_norm: nan\n"
+        "step:1 - actor/entropy:0.44 - critic/score/mean:0.59\n",
+    ),
     ("list-bracket-console", "[2024-01-01 10:00] {'loss': 0.5, 'grad_norm': 1.0}\n"),
     ("one-dict-text-only", '{"model": "x", "loss": "n/a"}'),
     ("one-dict-trailing", '{"loss": 1.0} trailing'),

@@ -549,6 +549,7 @@
   const DICT_SPAN = rx(`\\{[${WS}]*'[^']+'[${WS}]*:[^{}]*\\}`, "g");
   const JSON_SPAN = /\{[^{}]*\}/g;
   const NAN_WORD = rx(`(?<![${W}'])(-?)(nan|inf)(?![${W}'])`, "g");
+  const CUT_LINE = /^[ \t]*(\{'[^\n]*)/gm;
   const QUOTED_PAIR = rx(`'([^']+)'[${WS}]*:[${WS}]*('[^']*'|[^,'{}]+)`, "g");
   const KV_PAIR = rx(`(?:^|[${WS}]-[${WS}])([${W}/().@-]+):[${WS}]*([^${WS}]+)`, "g");
   const SPACED_PAIR = rx(`(?:^|[${WS}]{2,})([${W}/().@-]+):[${WS}]*([^${WS}]+)(?=[${WS}]{2,}|[${WS}]*$)`, "g");
@@ -668,14 +669,30 @@
       if (obj instanceof Map && anyValue(obj.values())) items.push(obj);
     }
     if (items.length) return rowsFromDicts(items, source);
-    for (const m of text.matchAll(DICT_SPAN)) {
+    const found = [];
+    const spans = [];
+    for (const m of text.matchAll(DICT_SPAN)) { // a printed dict, possibly wrapped by the terminal or the paste
+      spans.push([m.index, m.index + m[0].length]);
       try {
-        items.push(literalEval(split(m[0]).join(" ").replace(NAN_WORD, "'$1$2'")));
+        found.push([m.index, literalEval(split(m[0]).join(" ").replace(NAN_WORD, "'$1$2'"))]);
       } catch (e) {
         if (e.pyType !== "ValueError" && e.pyType !== "SyntaxError") throw e;
+        const row = salvaged(m[0]);
+        if (row) found.push([m.index, row]);
       }
     }
-    return items.length ? rowsFromDicts(items, source) : null;
+    for (const m of text.matchAll(CUT_LINE)) { // a dict line the paste cut off before its "}"
+      const at = m.index + m[0].length - m[1].length;
+      const row = spans.some(([a, b]) => a <= at && at < b) ? null : salvaged(m[1]);
+      if (row) found.push([at, row]);
+    }
+    found.sort((x, y) => x[0] - y[0]);
+    return found.length ? rowsFromDicts(found.map(([, row]) => row), source) : null;
+  }
+
+  function salvaged(text) { // cli._salvaged: the pairs a cut-off dict still holds whole, if two or more are values
+    const row = new Map(findall(QUOTED_PAIR, text).map(([k, v]) => [k, stripChars(strip(v), "'\"")]));
+    return [...row.values()].filter((v) => pyValue(v) !== null).length >= 2 ? row : null;
   }
 
   function iterRows(text, source) { // cli._iter_rows: mlx-lm's "Iter 10: Train loss 0.061, Chosen reward -0.206"
@@ -702,7 +719,11 @@
     const items = [];
     for (const line of splitlines(text)) {
       let pairs = findall(QUOTED_PAIR, line);
-      if (!pairs.length) pairs = line.includes(" - ") ? findall(KV_PAIR, line) : findall(SPACED_PAIR, line);
+      if (!pairs.length) { // verl's " - " pairs, unless pairs two spaces apart are more (mmengine)
+        const spaced = findall(SPACED_PAIR, line);
+        const dashed = line.includes(" - ") ? findall(KV_PAIR, line) : [];
+        pairs = dashed.length >= spaced.length ? dashed : spaced;
+      }
       const row = new Map(pairs.map(([k, v]) => [k, stripChars(strip(v), "'\"")]));
       if ([...row.values()].filter((v) => pyValue(v) !== null).length >= 2) items.push(row);
     }

@@ -58,6 +58,7 @@ ALIASES = {
 """Metric names of other frameworks (and older TRL) that mean what TRL logs under another name; a row keeps the
 TRL name when it logs both."""
 DICT_SPAN = re.compile(r"\{\s*'[^']+'\s*:[^{}]*\}")
+CUT_LINE = re.compile(r"^[ \t]*(\{'[^\n]*)", re.M)
 QUOTED_PAIR = re.compile(r"'([^']+)'\s*:\s*('[^']*'|[^,'{}]+)")
 KV_PAIR = re.compile(r"(?:^|\s-\s)([\w/().@-]+):\s*([^\s]+)")
 SPACED_PAIR = re.compile(r"(?:^|\s{2,})([\w/().@-]+):\s*([^\s]+)(?=\s{2,}|\s*$)")
@@ -234,12 +235,25 @@ def _line_rows(text: str, source: str) -> list[dict] | None:
             items.append(obj)
     if items:
         return _rows_from_dicts(items, source)
+    found, spans = [], []
     for m in DICT_SPAN.finditer(text):  # a printed dict, possibly wrapped by the terminal or the paste
+        spans.append((m.start(), m.end()))
         try:
-            items.append(_dict_line(" ".join(m.group(0).split())))
+            found.append((m.start(), _dict_line(" ".join(m.group(0).split()))))
         except (ValueError, SyntaxError):
-            continue
+            if row := _salvaged(m.group(0)):
+                found.append((m.start(), row))
+    for m in CUT_LINE.finditer(text):  # a dict line the paste cut off before its "}"
+        if not any(a <= m.start(1) < b for a, b in spans) and (row := _salvaged(m.group(1))):
+            found.append((m.start(1), row))
+    items = [row for _, row in sorted(found, key=lambda f: f[0])]
     return _rows_from_dicts(items, source) if items else None
+
+
+def _salvaged(text: str) -> dict | None:
+    """The pairs a cut-off dict still holds whole (``..., 'grad_norm': nan, 'global_st``), if two or more are values."""
+    row = {k: v.strip().strip("'\"") for k, v in QUOTED_PAIR.findall(text)}
+    return row if sum(R._value(v) is not None for v in row.values()) >= 2 else None
 
 
 def _iter_rows(text: str, source: str) -> list[dict] | None:
@@ -267,7 +281,12 @@ def _pair_rows(text: str, source: str) -> list[dict] | None:
     apart); one row per line that holds two or more values."""
     items = []
     for line in text.splitlines():
-        pairs = QUOTED_PAIR.findall(line) or (KV_PAIR.findall(line) if " - " in line else SPACED_PAIR.findall(line))
+        if not (pairs := QUOTED_PAIR.findall(line)):
+            # verl's " - "-separated pairs, unless pairs two spaces apart are more (mmengine's "... - INFO -
+            # Epoch(train) [1][200/735]  lr: 1.9870e-04  loss: 2.7522  grad_norm: 3.0608")
+            spaced = SPACED_PAIR.findall(line)
+            dashed = KV_PAIR.findall(line) if " - " in line else []
+            pairs = dashed if len(dashed) >= len(spaced) else spaced
         row = {k: v.strip().strip("'\"") for k, v in pairs}
         if sum(R._value(v) is not None for v in row.values()) >= 2:
             items.append(row)
