@@ -258,12 +258,12 @@ def test_cut_off_dicts_and_mmengine_pairs_are_read(tmp_path):
     assert [r["loss"] for r in rows] == [2.09, "2.08", 1.4] and rows[1]["grad_norm"] == "nan", rows
     mm = tmp_path / "mm.txt"
     mm.write_text(
-        "10/30 22:18:02 - mmengine - INFO - Epoch(train) [1][200/735]  lr: 1.9870e-04  loss: 2.7522  grad_norm: 3.0608\n"
+        "10/30 22:18:02 - mmengine - INFO - Epoch(train) [1][200/735]  lr: 1.987e-04  loss: 2.7522  grad_norm: 3.06\n"
         "10/30 22:18:30 - mmengine - INFO - Epoch(train) [1][210/735]  lr: 1.9857e-04  loss: 2.6150  grad_norm: nan\n"
     )
     rows = cli.read_log(mm)
     assert [(r["loss"], r["grad_norm"], r["learning_rate"]) for r in rows] == [
-        ("2.7522", "3.0608", "1.9870e-04"),
+        ("2.7522", "3.06", "1.987e-04"),
         ("2.6150", "nan", "1.9857e-04"),
     ], rows
 

@@ -211,7 +211,7 @@ EDGE_CASES = [  # each format cli.py reads, and the corners of each (run with th
     ),
     (
         "mmengine-pairs",
-        "10/30 22:18:02 - mmengine - INFO - Epoch(train) [1][200/735]  lr: 1.9870e-04  loss: 2.7522  grad_norm: 3.0608\n"
+        "10/30 22:18:02 - mmengine - INFO - Epoch(train) [1][200/735]  lr: 1.987e-04  loss: 2.7522  grad_norm: 3.06\n"
         "10/30 22:18:30 - mmengine - INFO - Epoch(train) [1][210/735]  lr: 1.9857e-04  loss: 2.6150  grad_norm: nan\n"
         "step:1 - actor/entropy:0.44 - critic/score/mean:0.59\n",
     ),

@@ -235,6 +235,11 @@ def _line_rows(text: str, source: str) -> list[dict] | None:
             items.append(obj)
     if items:
         return _rows_from_dicts(items, source)
+    return _printed_dict_rows(text, source)
+
+
+def _printed_dict_rows(text: str, source: str) -> list[dict] | None:
+    """Python dicts as the Trainer prints them, in their order: whole, wrapped, or cut off by the paste."""
     found, spans = [], []
     for m in DICT_SPAN.finditer(text):  # a printed dict, possibly wrapped by the terminal or the paste
         spans.append((m.start(), m.end()))
