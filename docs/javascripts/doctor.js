@@ -677,21 +677,21 @@
         found.push([m.index, literalEval(split(m[0]).join(" ").replace(NAN_WORD, "'$1$2'"))]);
       } catch (e) {
         if (e.pyType !== "ValueError" && e.pyType !== "SyntaxError") throw e;
-        const row = salvaged(m[0]);
+        const row = rowOf(findall(QUOTED_PAIR, m[0])); // cut off by the paste: its whole pairs
         if (row) found.push([m.index, row]);
       }
     }
     for (const m of text.matchAll(CUT_LINE)) { // a dict line the paste cut off before its "}"
       const at = m.index + m[0].length - m[1].length;
-      const row = spans.some(([a, b]) => a <= at && at < b) ? null : salvaged(m[1]);
+      const row = spans.some(([a, b]) => a <= at && at < b) ? null : rowOf(findall(QUOTED_PAIR, m[1]));
       if (row) found.push([at, row]);
     }
     found.sort((x, y) => x[0] - y[0]);
     return found.length ? rowsFromDicts(found.map(([, row]) => row), source) : null;
   }
 
-  function salvaged(text) { // cli._salvaged: the pairs a cut-off dict still holds whole, if two or more are values
-    const row = new Map(findall(QUOTED_PAIR, text).map(([k, v]) => [k, stripChars(strip(v), "'\"")]));
+  function rowOf(pairs) { // cli._row_of: a row of (name, value) pairs, if two or more of its values are numbers
+    const row = new Map(pairs.map(([k, v]) => [k, stripChars(strip(v), "'\"")]));
     return [...row.values()].filter((v) => pyValue(v) !== null).length >= 2 ? row : null;
   }
 
@@ -724,8 +724,8 @@
         const dashed = line.includes(" - ") ? findall(KV_PAIR, line) : [];
         pairs = dashed.length >= spaced.length ? dashed : spaced;
       }
-      const row = new Map(pairs.map(([k, v]) => [k, stripChars(strip(v), "'\"")]));
-      if ([...row.values()].filter((v) => pyValue(v) !== null).length >= 2) items.push(row);
+      const row = rowOf(pairs);
+      if (row) items.push(row);
     }
     return items.length ? rowsFromDicts(items, source) : null;
   }

@@ -246,18 +246,18 @@ def _printed_dict_rows(text: str, source: str) -> list[dict] | None:
         try:
             found.append((m.start(), _dict_line(" ".join(m.group(0).split()))))
         except (ValueError, SyntaxError):
-            if row := _salvaged(m.group(0)):
+            if row := _row_of(QUOTED_PAIR.findall(m.group(0))):  # cut off by the paste: its whole pairs
                 found.append((m.start(), row))
     for m in CUT_LINE.finditer(text):  # a dict line the paste cut off before its "}"
-        if not any(a <= m.start(1) < b for a, b in spans) and (row := _salvaged(m.group(1))):
+        if not any(a <= m.start(1) < b for a, b in spans) and (row := _row_of(QUOTED_PAIR.findall(m.group(1)))):
             found.append((m.start(1), row))
     items = [row for _, row in sorted(found, key=lambda f: f[0])]
     return _rows_from_dicts(items, source) if items else None
 
 
-def _salvaged(text: str) -> dict | None:
-    """The pairs a cut-off dict still holds whole (``..., 'grad_norm': nan, 'global_st``), if two or more are values."""
-    row = {k: v.strip().strip("'\"") for k, v in QUOTED_PAIR.findall(text)}
+def _row_of(pairs: list[tuple[str, str]]) -> dict | None:
+    """A row of (name, value) pairs found in a line or a cut-off dict, if two or more of its values are numbers."""
+    row = {k: v.strip().strip("'\"") for k, v in pairs}
     return row if sum(R._value(v) is not None for v in row.values()) >= 2 else None
 
 
@@ -292,8 +292,7 @@ def _pair_rows(text: str, source: str) -> list[dict] | None:
             spaced = SPACED_PAIR.findall(line)
             dashed = KV_PAIR.findall(line) if " - " in line else []
             pairs = dashed if len(dashed) >= len(spaced) else spaced
-        row = {k: v.strip().strip("'\"") for k, v in pairs}
-        if sum(R._value(v) is not None for v in row.values()) >= 2:
+        if row := _row_of(pairs):
             items.append(row)
     return _rows_from_dicts(items, source) if items else None
 
