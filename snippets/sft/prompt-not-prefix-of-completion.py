@@ -50,6 +50,7 @@ sft_config = SFTConfig(
 # --8<-- [start:evidence]
 import dataclasses
 import logging
+import logging.handlers
 import os
 
 from accelerate.logging import MultiProcessAdapter
@@ -84,23 +85,12 @@ NO_THINK_AS_SHIPPED = NO_THINK_TRAINING.replace(
 )
 
 
-class Captured(logging.Handler):
-    """Keeps what TRL logs while a trainer prepares its dataset."""
-
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.messages = []
-
-    def emit(self, record):
-        self.messages.append(record.getMessage())
-
-
 def build(args, rows, tokenizer, seed):
     """SFTTrainer over rows, with the messages TRL logged while preparing them."""
     # TRL logs this warning once per process (warning_once): forget that it did
     # so that every trainer built here can show it.
     MultiProcessAdapter.warning_once.cache_clear()
-    captured = Captured()
+    captured = logging.handlers.BufferingHandler(capacity=10_000)  # keeps the records
     logging.getLogger("trl").addHandler(captured)
     try:
         trainer = SFTTrainer(
@@ -119,7 +109,9 @@ def build(args, rows, tokenizer, seed):
         )
     finally:
         logging.getLogger("trl").removeHandler(captured)
-    return trainer, [m for m in captured.messages if WARNING in m]
+    return trainer, [
+        m for m in (r.getMessage() for r in captured.buffer) if WARNING in m
+    ]
 
 
 def labelled(trainer, i=0):

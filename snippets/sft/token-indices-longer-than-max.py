@@ -33,6 +33,7 @@ def quiet_length_warning(tokenizer, model, sft_config):
 # --8<-- [start:evidence]
 import dataclasses
 import logging
+import logging.handlers
 import os
 import re
 
@@ -73,21 +74,11 @@ CHATS = [
 ]
 
 
-class Captured(logging.Handler):
-    """Keeps what transformers logs while SFTTrainer prepares the dataset."""
-
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.messages = []
-
-    def emit(self, record):
-        self.messages.append(record.getMessage())
-
-
 def build(args, tokenizer, seed):
     """SFTTrainer over CHATS, with the length warnings logged while preparing."""
     set_seed(seed)
-    captured, level = Captured(), hf_logging.get_verbosity()
+    captured = logging.handlers.BufferingHandler(capacity=10_000)  # keeps the records
+    level = hf_logging.get_verbosity()
     # warnings are shown by default; some launchers set TRANSFORMERS_VERBOSITY=error
     hf_logging.set_verbosity_warning()
     logging.getLogger("transformers").addHandler(captured)
@@ -101,7 +92,9 @@ def build(args, tokenizer, seed):
     finally:
         logging.getLogger("transformers").removeHandler(captured)
         hf_logging.set_verbosity(level)
-    return trainer, [m for m in captured.messages if WARNING.search(m)]
+    return trainer, [
+        m for m in (r.getMessage() for r in captured.buffer) if WARNING.search(m)
+    ]
 
 
 def check(seed: int = 0) -> str:
