@@ -203,7 +203,12 @@ def check(seed: int = 0) -> str:
         if seed != int(os.environ[CHILD]):
             return "not this seed"
         with tempfile.TemporaryDirectory() as tmp:
-            return "RANK " + json.dumps(run_rank(seed, tmp))
+            report = run_rank(seed, tmp)
+        # end the process group before exit: left to interpreter shutdown,
+        # gloo's threads can abort the process (SIGABRT)
+        torch.distributed.barrier()
+        torch.distributed.destroy_process_group()
+        return "RANK " + json.dumps(report)
 
     nproc = rejected_flag("--nproc_per_node")
     assert (
