@@ -41,6 +41,8 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
 REMOVED = {  # name once exported by trl: the first release without it
+    "SFTScriptArguments": "0.13",  # both became trl.ScriptArguments
+    "DPOScriptArguments": "0.13",
     "DataCollatorForCompletionOnlyLM": "0.20",
     "TextEnvironment": "0.21",
     "DDPOTrainer": "0.24",
