@@ -95,7 +95,7 @@ def build_trainers(model_id, peft_config):
 # `import peft` fail, as if it were not installed) before anything imports trl; it
 # runs the same build_trainers as this process.
 WITHOUT_PEFT = f"""
-import json, os, sys, tempfile
+import json, sys, tempfile
 sys.modules["peft"] = None
 import torch
 from datasets import Dataset
