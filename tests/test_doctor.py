@@ -246,6 +246,20 @@ def test_mlx_lm_iter_lines_are_read(tmp_path):
     assert R.diagnose(rows, [{**PAGE, "rule": {"when": [{"metric": "loss", "is": "nan"}]}}])
 
 
+def test_nanogpt_iter_lines_are_read(tmp_path):
+    """nanoGPT prints "iter 1631: loss 4.0863, time 561.94ms": read as mlx-lm's lines are (lower-case "iter"), one row
+    per line, the unit after a value ignored; a line with one value is no row."""
+    path = tmp_path / "nanogpt.txt"
+    path.write_text(
+        "$ torchrun --standalone --nproc_per_node=8 train.py\n"
+        "iter 1631: loss 4.0863, time 561.94ms\niter 1632: loss nan, time 563.15ms\niter 1633: loss 3.98\n"
+    )
+    rows = cli.read_log(path)
+    assert [r["step"] for r in rows] == [1631, 1632], rows
+    assert rows[0]["loss"] == "4.0863" and rows[0]["time"] == "561.94", rows[0]
+    assert R.diagnose(rows, [{**PAGE, "rule": {"when": [{"metric": "loss", "is": "nan"}]}}])
+
+
 def test_cut_off_dicts_and_mmengine_pairs_are_read(tmp_path):
     """A dict line the paste cut before its "}" keeps its whole pairs, in order with the complete ones; mmengine's
     "... - INFO - Epoch(train) [1][200/735]  lr: ...  loss: ..." reads as pairs two spaces apart, not verl's " - "."""

@@ -176,6 +176,7 @@ def _inline_cases(benchmark_log) -> list[tuple[str, str, str]]:
             "Iter 20: Train loss nan, It/sec 0.068\nIter 30: Saved adapter weights to adapters.safetensors.\n",
             "patterns",
         ),
+        ("nanogpt", "iter 1631: loss 4.0863, time 561.94ms\niter 1632: loss nan, time 563.15ms\n", "patterns"),
         ("patterns-kl-nan", _jsonl([{**r, "kl": float("nan")} for r in pattern_rows]), "patterns"),
         ("patterns-bench", _jsonl(bench), "site"),
         ("excerpt-one", _jsonl([{"step": 1, "loss": 0.0, "grad_norm": 0.0}]), "excerpt"),

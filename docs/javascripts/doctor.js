@@ -555,7 +555,7 @@
   const SPACED_PAIR = rx(`(?:^|[${WS}]{2,})([${W}/().@-]+):[${WS}]*([^${WS}]+)(?=[${WS}]{2,}|[${WS}]*$)`, "g");
   const SLASH = rx(`[${WS}]*/[${WS}]*`, "g");
   const STEP_FRACTION = /^\p{Nd}+\/\p{Nd}+$/u;
-  const ITER_LINE = /^Iter ([0-9]+):(.*)$/;
+  const ITER_LINE = /^[Ii]ter ([0-9]+):(.*)$/; // mlx-lm's "Iter 10: Train loss ...", nanoGPT's "iter 1631: loss ..."
   const ITER_PAIR = /^([A-Za-z][A-Za-z /]*?) (-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|nan|inf) *[A-Za-z]*$/;
   const ITER_NAMES = {
     "train loss": "loss",

@@ -63,7 +63,8 @@ QUOTED_PAIR = re.compile(r"'([^']+)'\s*:\s*('[^']*'|[^,'{}]+)")
 KV_PAIR = re.compile(r"(?:^|\s-\s)([\w/().@-]+):\s*([^\s]+)")
 SPACED_PAIR = re.compile(r"(?:^|\s{2,})([\w/().@-]+):\s*([^\s]+)(?=\s{2,}|\s*$)")
 """``name: value`` pairs separated by two or more spaces (a metrics summary pasted from a dashboard or a note)."""
-ITER_LINE = re.compile(r"Iter ([0-9]+):(.*)")
+ITER_LINE = re.compile(r"[Ii]ter ([0-9]+):(.*)")
+"""mlx-lm's ``Iter 10: Train loss 0.061, ...`` and nanoGPT's ``iter 1631: loss 4.0863, time 561.94ms``."""
 ITER_PAIR = re.compile(
     r"([A-Za-z][A-Za-z /]*?) (-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|nan|inf) *[A-Za-z]*"
 )
@@ -262,8 +263,9 @@ def _row_of(pairs: list[tuple[str, str]]) -> dict | None:
 
 
 def _iter_rows(text: str, source: str) -> list[dict] | None:
-    """mlx-lm's console lines, ``Iter 10: Train loss 0.061, Chosen reward -0.206, Learning Rate 1.000e-05``: one row
-    per line with two or more values, its ``Val`` values under TRL's ``eval_`` names (``Val loss`` -> ``eval_loss``)."""
+    """mlx-lm's console lines, ``Iter 10: Train loss 0.061, Chosen reward -0.206, Learning Rate 1.000e-05`` (and
+    nanoGPT's ``iter 1631: loss 4.0863, time 561.94ms``): one row per line with two or more values, its ``Val`` values
+    under TRL's ``eval_`` names (``Val loss`` -> ``eval_loss``)."""
     items = []
     for line in text.splitlines():
         if not (m := ITER_LINE.fullmatch(line.strip())):
