@@ -56,17 +56,16 @@ test: $(TEST_VENV)/.installed
 	$(TEST_VENV)/bin/ruff check --quiet .
 	# Three chains at once, sharing the 2 cores (the browser tests mostly wait on Chromium, the hang pages on their
 	# timeouts): every page's code pasted and run, page contract, validator, spread over $(WORKERS) processes; the
-	# site build + browser tests (one process: the site is built once); the notebooks (cells share one kernel, on the
-	# tiny model; the English ones: tests/test_notebooks.py holds each Chinese twin to the same code and outputs), then
-	# build speed (two builds of a copy of the sources). The last two chains report last.
+	# site tests (one process: the site is built once, cold, from a copy of the sources, and the build-speed tests
+	# build that copy again, warm, and serve it); the notebooks (cells share one kernel, on the tiny model; the
+	# English ones: tests/test_notebooks.py holds each Chinese twin to the same code and outputs). The last two
+	# chains report last.
 	@site_log=$$(mktemp); side_log=$$(mktemp); \
-	$(TEST_VENV)/bin/python -m pytest tests/test_site.py tests/test_site_doctor.py -p no:cacheprovider \
-	  > $$site_log 2>&1 & site=$$!; \
+	$(TEST_VENV)/bin/python -m pytest tests/test_site.py tests/test_site_doctor.py tests/test_build_speed.py \
+	  -p no:cacheprovider > $$site_log 2>&1 & site=$$!; \
 	( HANDBOOK_MODEL=$$($(TEST_VENV)/bin/python -m handbook tiny) \
 	  $(TEST_VENV)/bin/python -m pytest docs/walkthroughs --ignore-glob='*.zh.ipynb' --nbval-lax --nbval-current-env \
-	    -p no:cacheprovider; nb=$$?; \
-	  $(TEST_VENV)/bin/python -m pytest tests/test_build_speed.py -p no:cacheprovider; bs=$$?; \
-	  test $$nb -eq 0 && test $$bs -eq 0 ) > $$side_log 2>&1 & side=$$!; \
+	    -p no:cacheprovider ) > $$side_log 2>&1 & side=$$!; \
 	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests docs --ignore=tests/test_site.py --ignore=tests/test_site_doctor.py \
 	  --ignore=tests/test_build_speed.py --durations=10; pages=$$?; \
 	wait $$site; site=$$?; wait $$side; side=$$?; cat $$site_log $$side_log; rm -f $$site_log $$side_log; \

@@ -1,7 +1,9 @@
-"""Fixtures of the site tests (tests/test_site.py, tests/test_site_doctor.py): one strict build of the site per
-session, served under the path of site_url, and Debian's Chromium through Playwright.
+"""Fixtures of the site tests (tests/test_site.py, tests/test_site_doctor.py, tests/test_build_speed.py): one strict
+build of the site per session, from a copy of the sources with an empty cache (a cold build, the one a fresh clone
+makes), served under the path of site_url, and Debian's Chromium through Playwright.
 
-Run both files in one pytest process (``make test`` does) and the site is built once for both.
+Run the three files in one pytest process (``make test`` does): the site is built once for all of them, and the
+build-speed tests build again on the same copy, its cache now warm.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import http.server
 import math
 import os
 import pathlib
+import resource
 import shutil
 import subprocess
 import sys
@@ -23,24 +26,64 @@ CHROMIUM = os.environ.get("HANDBOOK_CHROMIUM", "/usr/bin/chromium")
 PREFIX = "/rlhf-pitfalls-handbook"  # the path of site_url in mkdocs.yml
 
 
+SOURCES = ["docs", "snippets", "hooks", "handbook", "overrides", "compat", "doctor", "requirements"]
+"""What a build reads: copied, with mkdocs.yml and the Makefile, into the session's source tree."""
+SOURCE_DATE_EPOCH = "1767225600"
+"""Fixes the only output that depends on the build's time: the sitemaps' dates (and their .gz headers)."""
+
+
 @pytest.fixture(scope="session")
-def site(tmp_path_factory):
+def source_tree(tmp_path_factory):
+    """A copy of the site's sources with its own, empty .cache/ (its ``handbook`` package, first on PYTHONPATH,
+    reads its pages from there): builds in it never touch the checkout's cache or docs."""
+    copy = tmp_path_factory.mktemp("tree")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.egg-info", "trainer_output")
+    for name in SOURCES:
+        shutil.copytree(ROOT / name, copy / name, ignore=ignore)
+    for name in ("mkdocs.yml", "Makefile"):
+        shutil.copy2(ROOT / name, copy / name)
+    return copy
+
+
+def _build_env(tree: pathlib.Path) -> dict:
+    path = os.pathsep.join([str(tree), str(tree / "doctor"), os.environ.get("PYTHONPATH", "")])
+    return dict(os.environ, PYTHONPATH=path, NO_MKDOCS_2_WARNING="1", SOURCE_DATE_EPOCH=SOURCE_DATE_EPOCH)
+
+
+@pytest.fixture(scope="session")
+def build_env():
+    """The environment a build of a source tree runs in: ``build_env(tree)``."""
+    return _build_env
+
+
+@pytest.fixture(scope="session")
+def cold_site(source_tree, tmp_path_factory):
+    """(output folder, return code, log, CPU seconds) of a cold strict build of the source tree."""
     # Serve under the path of site_url, as GitHub Pages and `mkdocs serve` do: Material fetches
     # <base>/sitemap.xml for the language switcher and would get a 404 at the wrong prefix.
+    assert not (source_tree / ".cache").exists(), "the session's first build must be a cold one"
     root = tmp_path_factory.mktemp("site")
     out = root / PREFIX.strip("/")
-    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     # Never -q: it hides the warnings we want to fail on.
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(out)],
-        cwd=ROOT,
-        env=env,
+        cwd=source_tree,
+        env=_build_env(source_tree),
         capture_output=True,
         text=True,
-        timeout=600,
+        timeout=900,
     )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     log = proc.stdout + proc.stderr
-    return out, proc.returncode, log
+    return out, proc.returncode, log, cpu
+
+
+@pytest.fixture(scope="session")
+def site(cold_site):
+    """(output folder, return code, log) of the session's build."""
+    return cold_site[:3]
 
 
 @pytest.fixture(scope="session")

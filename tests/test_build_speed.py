@@ -1,10 +1,10 @@
 """Build speed without a wrong page: a warm cache builds the same site as a cold one, and `make serve` shows a saved
 page within seconds, with the navigation, search and Chinese search of a complete build.
 
-Both tests work on a copy of the site's sources (its own, empty .cache/; the copy's ``handbook`` package, first
-on PYTHONPATH, reads its pages from there) so they never touch the checkout's cache or docs. SOURCE_DATE_EPOCH
-fixes the only output that depends on the build's time: the sitemaps' dates (sitemap.xml, zh/sitemap.xml and
-their .gz files, whose gzip header holds that date too).
+Both tests work on the session's copy of the site's sources (tests/conftest.py: ``source_tree``), whose first
+build, the session's cold one (``cold_site``), every site test shares: run with tests/test_site.py in one pytest
+process, as ``make test`` does, the site is built cold once, not twice. They never touch the checkout's cache or
+docs. SOURCE_DATE_EPOCH fixes the only output that depends on the build's time: the sitemaps' dates.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import pathlib
 import re
 import resource
 import shlex
-import shutil
 import signal
 import socket
 import subprocess
@@ -30,7 +29,6 @@ import pytest
 pytestmark = pytest.mark.site
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-SOURCES = ["docs", "snippets", "hooks", "handbook", "overrides", "compat", "doctor", "requirements"]
 EDIT_SHOWN_WITHIN_S = 10.0
 """A one-page edit in `make serve`: about 1 s of CPU (3 s on two cores shared with four other builds); a complete
 rebuild, as `make serve` did before --dirty, took 30 s on an idle machine and 85-105 s on a loaded one."""
@@ -48,26 +46,10 @@ print(json.dumps({"heavy": sorted(m for m in ("matplotlib", "torch", "trl", "tra
 """
 
 
-@pytest.fixture(scope="module")
-def tree(tmp_path_factory):
-    copy = tmp_path_factory.mktemp("tree")
-    ignore = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.egg-info", "trainer_output")
-    for name in SOURCES:
-        shutil.copytree(ROOT / name, copy / name, ignore=ignore)
-    for name in ("mkdocs.yml", "Makefile"):
-        shutil.copy2(ROOT / name, copy / name)
-    return copy
-
-
-def _env(tree: pathlib.Path) -> dict:
-    path = os.pathsep.join([str(tree), str(tree / "doctor"), os.environ.get("PYTHONPATH", "")])
-    return dict(os.environ, PYTHONPATH=path, NO_MKDOCS_2_WARNING="1", SOURCE_DATE_EPOCH="1767225600")
-
-
-def _build(tree: pathlib.Path, out: pathlib.Path) -> tuple[dict, float]:
+def _build(tree: pathlib.Path, out: pathlib.Path, env: dict) -> tuple[dict, float]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE, str(out)], cwd=tree, env=_env(tree), capture_output=True, text=True, timeout=900
+        [sys.executable, "-c", PROBE, str(out)], cwd=tree, env=env, capture_output=True, text=True, timeout=900
     )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-3000:]
@@ -83,11 +65,12 @@ def _files(site: pathlib.Path) -> dict[str, str]:
     }
 
 
-def test_a_warm_cache_builds_the_same_site_as_a_cold_one(tree, tmp_path):
-    assert not (tree / ".cache").exists()
-    cold, cold_cpu = _build(tree, tmp_path / "cold")
-    warm, warm_cpu = _build(tree, tmp_path / "warm")
-    a, b = _files(tmp_path / "cold"), _files(tmp_path / "warm")
+def test_a_warm_cache_builds_the_same_site_as_a_cold_one(source_tree, cold_site, build_env, tmp_path):
+    cold_out, code, log, cold_cpu = cold_site
+    assert code == 0, log[-3000:]
+    assert (source_tree / ".cache").is_dir(), "the cold build left no cache to build from"
+    warm, warm_cpu = _build(source_tree, tmp_path / "warm", build_env(source_tree))
+    a, b = _files(cold_out), _files(tmp_path / "warm")
     assert a.keys() == b.keys(), sorted(a.keys() ^ b.keys())[:10]
     assert not [f for f in a if a[f] != b[f]], [f for f in a if a[f] != b[f]][:10]
     print(f"site build: cold cache {cold_cpu:.1f} s CPU, warm cache {warm_cpu:.1f} s CPU")
@@ -137,11 +120,12 @@ def _docs(html: str) -> int:
 
 
 @pytest.mark.timeout(900)
-def test_make_serve_shows_a_saved_page_within_seconds(tree, tmp_path):
+def test_make_serve_shows_a_saved_page_within_seconds(source_tree, build_env, tmp_path):
+    tree = source_tree
     port = _free_port()
     base = f"http://127.0.0.1:{port}/rlhf-pitfalls-handbook/"
     log = (tmp_path / "serve.log").open("w")
-    env = {**_env(tree), "TMPDIR": str(tmp_path)}
+    env = {**build_env(tree), "TMPDIR": str(tmp_path)}
     proc = subprocess.Popen(
         _serve_command(tree, port), cwd=tree, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
     )

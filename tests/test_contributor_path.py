@@ -9,7 +9,7 @@ import pytest
 
 from handbook import __main__ as cli
 from handbook.content import contract, pages
-from handbook.lanes import harness
+from handbook.lanes import pytest_pages
 from handbook.site import site_checks
 
 SNIPPET = '''"""SFTConfig does not pack by default: turn packing on yourself.
@@ -111,11 +111,7 @@ def test_new_fill_check_run(scratch):
     fill(zh, ZH)
     (scratch / "snippets/sft/packing-default-off.py").write_text(SNIPPET, encoding="utf-8")
     assert site_checks.check_all() == []
-    runner = harness.PageRunner()
-    try:
-        res = runner.run(en, contract.CHECK, 0, timeout=300)
-    finally:
-        runner.close()
+    res = pytest_pages.runner().run(en, contract.CHECK, 0, timeout=300)  # the worker this process's pages run in
     assert res.ok and res.message == "default packing=False; fix packing=True", (res.kind, res.message, res.log)
 
 

@@ -9,7 +9,7 @@ import pathlib
 import pytest
 
 from handbook.content import contract
-from handbook.lanes import harness
+from handbook.lanes import harness, pytest_pages
 
 PROBE = """import os
 
@@ -39,11 +39,13 @@ def test_each_lane_hands_pages_its_model_lr_scale_and_vlm(tmp_path, monkeypatch,
     probe, vlm_probe = tmp_path / "probe.py", tmp_path / "vlm_probe.py"
     probe.write_text(PROBE, encoding="utf-8")
     vlm_probe.write_text(VLM_PROBE, encoding="utf-8")
-    runner = harness.PageRunner(model)
+    # the tiny lane: the worker this process's pages run in (one start per process); a real lane: its own worker
+    runner = harness.PageRunner(model) if model else pytest_pages.runner()
     try:
         res, vlm = (runner.run_file(path, "check", 0, timeout=120) for path in (probe, vlm_probe))
     finally:
-        runner.close()
+        if model:
+            runner.close()
     assert res.ok, res.message
     seen_model, seen_scale = res.message.split(" | ")
     assert seen_scale == scale
@@ -100,10 +102,7 @@ def test_one_page_never_loses_another_pages_files(tmp_path, monkeypatch, order):
     files = {name: tmp_path / f"{name}.py" for name in ("victim", "hostile")}
     files["victim"].write_text(VICTIM, encoding="utf-8")
     files["hostile"].write_text(HOSTILE, encoding="utf-8")
-    runner = harness.PageRunner("/unused/model")
-    try:
-        results = [runner.run_file(files[name], "check", 0, timeout=120) for name in order]
-    finally:
-        runner.close()
+    runner = pytest_pages.runner()  # the worker this process's pages run in: they are what the victim stands for
+    results = [runner.run_file(files[name], "check", 0, timeout=120) for name in order]
     assert all(r.ok for r in results), [(r.kind, r.message) for r in results]
     assert [r.message for r, name in zip(results, order) if name == "victim"] == ["64"] * order.count("victim")

@@ -9,14 +9,13 @@ from __future__ import annotations
 import pytest
 
 from handbook.content import contract
-from handbook.lanes import harness, pytest_pages
+from handbook.lanes import pytest_pages
 
 
 @pytest.fixture(scope="module")
 def runner():
-    r = harness.PageRunner()
-    yield r
-    r.close()
+    """The tiny lane's worker the pages of this pytest process run in (started once per process, not per test)."""
+    return pytest_pages.runner()
 
 
 def test_worker_refuses_this_repository(runner, tmp_path):

@@ -83,8 +83,22 @@ def convert(gguf: pathlib.Path, target: pathlib.Path) -> pathlib.Path:
     # conversion took 22.6 s without the cache, 18.1 s with it)
     if not hasattr(gguf_py.get_tensor_name_map, "cache_info"):
         gguf_py.get_tensor_name_map = functools.lru_cache(maxsize=None)(gguf_py.get_tensor_name_map)
-    loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
-    tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    # transformers parses the whole file three times (config, weights, tokenizer: load_gguf_checkpoint imports
+    # gguf.GGUFReader at each call); the reader only reads (a memory map), so one parse serves all three
+    reader, readers = gguf_py.GGUFReader, {}
+
+    def read_once(path, *args, **kwargs):
+        key = (os.fspath(path), args, tuple(sorted(kwargs.items())))
+        if key not in readers:
+            readers[key] = reader(path, *args, **kwargs)
+        return readers[key]
+
+    gguf_py.GGUFReader = read_once
+    try:
+        loaded = AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name, dtype=torch.float32)
+        tokenizer = AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    finally:
+        gguf_py.GGUFReader = reader
     config = loaded.config
     if hasattr(config, "quantization_config"):
         del config.quantization_config
