@@ -260,6 +260,114 @@ def test_nanogpt_iter_lines_are_read(tmp_path):
     assert R.diagnose(rows, [{**PAGE, "rule": {"when": [{"metric": "loss", "is": "nan"}]}}])
 
 
+def _read(tmp_path, text: str) -> list[dict]:
+    """The rows cli.read_log reads from a log of this text."""
+    path = tmp_path / "log.txt"
+    path.write_text(text, encoding="utf-8")
+    return cli.read_log(path)
+
+
+def test_minimind_and_torchtune_colon_pairs_are_read(tmp_path):
+    """minimind prints "Epoch:[0/19](100/24681) loss:5.251 lr:0.00020000 epoch_Time:98.0min:" (jingyaogong/minimind#26)
+    and torchtune "Step 2 | loss:1.87 lr:2e-05 ..." (meta-pytorch/torchtune#1358): "name:value" pairs one space apart,
+    the step the line's; a value with a unit glued on is no pair, and a line needs two values, one of them a loss (a
+    timestamp or a "file.py:88" is no pair)."""
+    rows = _read(
+        tmp_path,
+        "12:30:01 INFO train.py:88 loss:9.1\n"
+        "Epoch:[0/19](0/24681) loss:8.863 lr:0.00020000 epoch_Time:372.0min:\n"
+        "epoch:3 lr:0.0002 tokens:1000\n"
+        "Epoch:[0/19](100/24681) loss:5.251 lr:0.00020000 epoch_Time:98.0min:\n",
+    )
+    assert [(r["step"], r["loss"], r["learning_rate"]) for r in rows] == [
+        (0, "8.863", "0.00020000"),
+        (100, "5.251", "0.00020000"),
+    ], rows
+    assert "epoch_Time" not in rows[0], rows[0]
+    tune = _read(
+        tmp_path,
+        "Step 1 | loss:2.085338592529297 lr:2e-05 tokens_per_second_per_gpu:57.828881833956174\n"
+        "Step 2 | loss:1.8718312978744507 lr:2e-05 tokens_per_second_per_gpu:405.044978758513\n",
+    )
+    assert [(r["step"], r["loss"]) for r in tune] == [(1, "2.085338592529297"), (2, "1.8718312978744507")]
+    assert cli._colon_rows("12:30:01 INFO train.py:88 loss:9.1\nepoch:3 lr:0.0002 tokens:1000\n", "near") is None
+
+
+def test_tinygrad_value_first_lines_are_read(tmp_path):
+    """tinygrad prints the value before its name, "10.5008 loss, 0.000016689301 LR, 8.83 GB used, 18.70 s"
+    (tinygrad/tinygrad#11467), and its mlperf trainers open the line with the step ("  5  123.45 ms run, ..."): a row
+    when every comma-separated part is a value and a name and one name is a loss; prose or a timestamp in any part, or
+    no loss, and the line is no row."""
+    rows = _read(
+        tmp_path,
+        "10.5008 loss, 0.000016689301 LR, 8.83 GB used, 18.70 s\n"
+        "12:30:01 10.4 loss, 0.00002 LR\n"
+        "Trained for 3 epochs, 10.4 loss\n"
+        "124.27 GB used, 12.50 s\n"
+        "10.4828 loss, 0.000025033951 LR, 124.27 GB used, 12.50 s\n"
+        "    7  123.45 ms run,   45.10 ms python, 3.52 loss, 0.000100 LR, 24.10 GB used, 812.50 GFLOPS\n",
+    )
+    assert [(r["step"], r["loss"], r["learning_rate"]) for r in rows] == [
+        (1, "10.5008", "0.000016689301"),
+        (2, "10.4828", "0.000025033951"),
+        (7, "3.52", "0.000100"),
+    ], rows
+    assert rows[0]["gb_used"] == "8.83" and rows[2]["ms_run"] == "123.45", rows
+    near = "12:30:01 10.4 loss, 0.00002 LR\nTrained for 3 epochs, 10.4 loss\n124.27 GB used, 12.50 s\n"
+    assert cli._value_name_rows(near, "near") is None
+
+
+def test_deepspeed_chat_reward_eval_lines_are_read(tmp_path):
+    """DeepSpeed-Chat's step 2 prints "chosen_last_scores (higher is better) : 2.17, acc (higher is better) : 0.49"
+    (deepspeedai/DeepSpeedExamples#322): one row per line of such pairs, acc as the RewardTrainer's eval_accuracy; its
+    "Epoch 1/3 with loss 0.67" lines (one value) and a line with one pair or with prose after a pair are no rows."""
+    rows = _read(
+        tmp_path,
+        "***** Evaluating reward, Epoch 0/3 *****\n"
+        "chosen_last_scores (higher is better) : 2.172806739807129, acc (higher is better) : 0.4861111044883728\n"
+        "Epoch 1/3 with loss 0.6737638572528841\n"
+        "acc (higher is better) : 0.5\n"
+        "chosen_last_scores (higher is better) : 1.5, see the plot\n"
+        "chosen_last_scores (higher is better) : -6.797516345977783, rejected_last_scores (lower is better) : -7.1, "
+        "acc (higher is better) : 0.6073232293128967\n",
+    )
+    assert [list(r.items()) for r in rows] == [
+        [("chosen_last_scores", "2.172806739807129"), ("eval_accuracy", "0.4861111044883728"), ("step", 1)],
+        [
+            ("chosen_last_scores", "-6.797516345977783"),
+            ("rejected_last_scores", "-7.1"),
+            ("eval_accuracy", "0.6073232293128967"),
+            ("step", 2),
+        ],
+    ], rows
+    near = (
+        "Epoch 1/3 with loss 0.67\nacc (higher is better) : 0.5\nchosen_last_scores (higher is better) : 1.5, see it\n"
+    )
+    assert cli._rm_eval_rows(near, "near") is None
+
+
+def test_iter_lines_in_markdown_bullets_are_read(tmp_path):
+    """A run summarised in an issue's bullets, "- iter 1273: lm_loss 2.35, **grad_norm 156**" (NVIDIA-NeMo/Megatron-
+    Bridge#4024): read as "iter N:" lines, "**" and a remark in brackets after a value dropped; a bullet needs a loss
+    among its values, and a bullet that is not an "iter N:" line (a range, prose) is no row."""
+    rows = _read(
+        tmp_path,
+        "## Pattern\n\n"
+        "- Clean descent: lm_loss 1.45 → 0.55 over iters 1 → 1271\n"
+        "- iter 1272: lm_loss 1.13, **grad_norm 63.5** (vs ~0.3 just before)\n"
+        "- iter 1273: lm_loss 2.35, **grad_norm 156**\n"
+        "- iter 1280: grad_norm 0.5, lr 0.0001\n"
+        "* iter 1290: lm_loss 2.1, grad_norm 9.5\n",
+    )
+    assert [list(r.items()) for r in rows] == [
+        [("lm_loss", "1.13"), ("grad_norm", "63.5"), ("step", 1272)],
+        [("lm_loss", "2.35"), ("grad_norm", "156"), ("step", 1273)],
+        [("lm_loss", "2.1"), ("grad_norm", "9.5"), ("step", 1290)],
+    ], rows
+    near = "- Clean descent: lm_loss 1.45 → 0.55 over iters 1 → 1271\n- iter 1280: grad_norm 0.5, lr 0.0001\n"
+    assert cli._iter_rows(near, "near") is None
+
+
 def test_cut_off_dicts_and_mmengine_pairs_are_read(tmp_path):
     """A dict line the paste cut before its "}" keeps its whole pairs, in order with the complete ones; mmengine's
     "... - INFO - Epoch(train) [1][200/735]  lr: ...  loss: ..." reads as pairs two spaces apart, not verl's " - "."""

@@ -191,6 +191,62 @@ def _inline_cases(benchmark_log) -> list[tuple[str, str, str]]:
         ),
         ("verl", '{"actor/entropy": 1.2, "critic/score/mean": 0.3, "actor/pg_loss": 0.01, "step": 7}\n', "site"),
         ("summary", "completions/clipped_ratio: 1   reward: 0\nloss: 0   clip_ratio: 0.0\n", "site"),
+        (  # tests/test_doctor.py::test_minimind_and_torchtune_colon_pairs_are_read
+            "minimind",
+            "12:30:01 INFO train.py:88 loss:9.1\n"
+            "Epoch:[0/19](0/24681) loss:8.863 lr:0.00020000 epoch_Time:372.0min:\n"
+            "epoch:3 lr:0.0002 tokens:1000\n"
+            "Epoch:[0/19](100/24681) loss:5.251 lr:0.00020000 epoch_Time:98.0min:\n",
+            "site",
+        ),
+        (
+            "torchtune",
+            "Step 1 | loss:2.0853 lr:2e-05 tokens_per_second_per_gpu:57.8\nStep 2 | loss:1.87 lr:2e-05\n",
+            "site",
+        ),
+        ("minimind-near", "12:30:01 INFO train.py:88 loss:9.1\nepoch:3 lr:0.0002 tokens:1000\n", "site"),
+        (  # tests/test_doctor.py::test_tinygrad_value_first_lines_are_read
+            "tinygrad",
+            "10.5008 loss, 0.000016689301 LR, 8.83 GB used, 18.70 s\n12:30:01 10.4 loss, 0.00002 LR\n"
+            "Trained for 3 epochs, 10.4 loss\n124.27 GB used, 12.50 s\n"
+            "10.4828 loss, 0.000025033951 LR, 124.27 GB used, 12.50 s\n"
+            "    7  123.45 ms run,   45.10 ms python, 3.52 loss, 0.000100 LR, 24.10 GB used, 812.50 GFLOPS\n",
+            "site",
+        ),
+        (
+            "tinygrad-near",
+            "12:30:01 10.4 loss, 0.00002 LR\nTrained for 3 epochs, 10.4 loss\n124.27 GB used, 12.50 s\n",
+            "site",
+        ),
+        (  # tests/test_doctor.py::test_deepspeed_chat_reward_eval_lines_are_read
+            "ds-chat-rm",
+            "***** Evaluating reward, Epoch 0/3 *****\n"
+            "chosen_last_scores (higher is better) : 2.172806739807129, acc (higher is better) : 0.4861111044883728\n"
+            "Epoch 1/3 with loss 0.6737638572528841\nacc (higher is better) : 0.5\n"
+            "chosen_last_scores (higher is better) : 1.5, see the plot\n"
+            "chosen_last_scores (higher is better) : -6.797516345977783, "
+            "rejected_last_scores (lower is better) : -7.1, acc (higher is better) : 0.6073232293128967\n",
+            "site",
+        ),
+        (
+            "ds-chat-rm-near",
+            "Epoch 1/3 with loss 0.67\nacc (higher is better) : 0.5\n"
+            "chosen_last_scores (higher is better) : 1.5, see it\n",
+            "site",
+        ),
+        (  # tests/test_doctor.py::test_iter_lines_in_markdown_bullets_are_read
+            "iter-bullets",
+            "## Pattern\n\n- Clean descent: lm_loss 1.45 → 0.55 over iters 1 → 1271\n"
+            "- iter 1272: lm_loss 1.13, **grad_norm 63.5** (vs ~0.3 just before)\n"
+            "- iter 1273: lm_loss 2.35, **grad_norm 156**\n- iter 1280: grad_norm 0.5, lr 0.0001\n"
+            "* iter 1290: lm_loss 2.1, grad_norm 9.5\n",
+            "site",
+        ),
+        (
+            "iter-bullets-near",
+            "- Clean descent: lm_loss 1.45 → 0.55 over iters 1 → 1271\n- iter 1280: grad_norm 0.5, lr 1\n",
+            "site",
+        ),
     ]
     return cases
 
@@ -418,6 +474,8 @@ def test_a_known_log_names_its_page_in_js(compared):
     _, dpo = compared["cases"]["dpo-stuck"]
     assert dpo["en"]["findings"] and dpo["en"]["findings"][0][0] == "dpo-loss-stuck-ln2"
     assert compared["cases"]["garbage"][1] == {"error": "LogError"}
+    for case, rows in (("minimind", 2), ("torchtune", 2), ("tinygrad", 3), ("ds-chat-rm", 2), ("iter-bullets", 3)):
+        assert len(compared["cases"][case][1]["rows"]) == rows, (case, compared["cases"][case][1])
 
 
 def test_number_formatting_float_and_fnmatch_match_python(compared):

@@ -556,7 +556,9 @@
   const SLASH = rx(`[${WS}]*/[${WS}]*`, "g");
   const STEP_FRACTION = /^\p{Nd}+\/\p{Nd}+$/u;
   const ITER_LINE = /^[Ii]ter ([0-9]+):(.*)$/; // mlx-lm's "Iter 10: Train loss ...", nanoGPT's "iter 1631: loss ..."
-  const ITER_PAIR = /^([A-Za-z][A-Za-z /]*?) (-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|nan|inf) *[A-Za-z]*$/;
+  const ITER_PAIR = /^([A-Za-z][A-Za-z_ /]*?) (-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|nan|inf) *[A-Za-z]*$/;
+  const ITER_BULLET = /^[-*] +/; // "- iter 1273: lm_loss 2.35, **grad_norm 156**": "**" dropped, a loss needed
+  const ITER_NOTE = / *\([^()]*\)$/; // "grad_norm 63.5 (vs ~0.3 just before)": the remark dropped
   const ITER_NAMES = {
     "train loss": "loss",
     loss: "loss",
@@ -566,6 +568,15 @@
     accuracy: "rewards/accuracies",
     "learning rate": "learning_rate",
   };
+  const NUMBER_TEXT = "-?(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][-+]?[0-9]+)?|nan|inf";
+  // minimind's "Epoch:[1/19](100/24681) loss:5.251 lr:0.0002", torchtune's "Step 12 | loss:1.17 lr:2e-05"
+  const COLON_PAIR = rx(`(?<![^${WS}])([A-Za-z][A-Za-z0-9_/]*):(${NUMBER_TEXT})(?![^${WS}])`, "g");
+  const LINE_STEP = /^Step ([0-9]+) \||\]\(([0-9]+)\/[0-9]+\)/;
+  // tinygrad's "10.5008 loss, 0.000016689301 LR, 8.83 GB used, 18.70 s" (the first part may open with the step)
+  const VALUE_NAME = new RegExp(`^(?:([0-9]+) +)?(${NUMBER_TEXT}) +([A-Za-z][A-Za-z0-9_]*(?: [A-Za-z0-9_:]+)*)$`);
+  // DeepSpeed-Chat's "chosen_last_scores (higher is better) : 2.17, acc (higher is better) : 0.48"
+  const RM_EVAL_PAIR = new RegExp(`^([A-Za-z_][A-Za-z0-9_/]*) \\((?:higher|lower) is better\\) : (${NUMBER_TEXT})$`);
+  const RM_EVAL_NAMES = { acc: "eval_accuracy" };
   const COLUMNS = { step: "step", "training loss": "loss", "validation loss": "eval_loss", epoch: "epoch" };
   const TEXT = {
     en: {
@@ -698,11 +709,14 @@
   function iterRows(text, source) { // cli._iter_rows: mlx-lm's "Iter 10: Train loss 0.061, Chosen reward -0.206"
     const items = [];
     for (const line of splitlines(text)) {
-      const m = ITER_LINE.exec(strip(line));
+      let s = strip(line);
+      const bullet = ITER_BULLET.exec(s);
+      if (bullet) s = s.slice(bullet[0].length).replaceAll("**", "");
+      const m = ITER_LINE.exec(s);
       if (!m) continue;
       const row = new Map();
       for (const part of m[2].split(",")) {
-        const pair = ITER_PAIR.exec(strip(part));
+        const pair = ITER_PAIR.exec(bullet ? strip(part).replace(ITER_NOTE, "") : strip(part));
         if (!pair) continue;
         const name = strip(pair[1]).toLowerCase();
         const base = name.startsWith("val ") ? name.slice(4) : name;
@@ -710,10 +724,12 @@
         const full = base !== name ? "eval_" + key : key;
         if (!row.has(full)) row.set(full, pair[2]);
       }
-      if (row.size >= 2) items.push(new Map([...row, ["step", m[1]]]));
+      if (row.size >= 2 && (!bullet || lossLike(row))) items.push(new Map([...row, ["step", m[1]]]));
     }
     return items.length ? rowsFromDicts(items, source) : null;
   }
+
+  const lossLike = (row) => [...row.keys()].some((name) => name.toLowerCase().includes("loss"));
 
   function pairRows(text, source) {
     const items = [];
@@ -726,6 +742,49 @@
       }
       const row = rowOf(pairs);
       if (row) items.push(row);
+    }
+    return items.length ? rowsFromDicts(items, source) : null;
+  }
+
+  function rmEvalRows(text, source) { // cli._rm_eval_rows: DeepSpeed-Chat's reward-model evaluation lines
+    const items = [];
+    for (const line of splitlines(text)) {
+      const parts = line.split(",").map((p) => RM_EVAL_PAIR.exec(strip(p)));
+      if (parts.length < 2 || !parts.every(Boolean)) continue;
+      const row = new Map();
+      for (const pair of parts) {
+        const name = has(RM_EVAL_NAMES, pair[1]) ? RM_EVAL_NAMES[pair[1]] : pair[1];
+        if (!row.has(name)) row.set(name, pair[2]);
+      }
+      items.push(row);
+    }
+    return items.length ? rowsFromDicts(items, source) : null;
+  }
+
+  function colonRows(text, source) { // cli._colon_rows: "name:value" pairs one space apart (minimind, torchtune)
+    const items = [];
+    for (const line of splitlines(text)) {
+      const row = new Map();
+      for (const [name, value] of findall(COLON_PAIR, line)) if (!row.has(name)) row.set(name, value);
+      if (row.size < 2 || !lossLike(row)) continue;
+      const m = STEP_KEYS.some((k) => row.has(k)) ? null : LINE_STEP.exec(line);
+      if (m) row.set("step", m[1] ?? m[2]);
+      items.push(row);
+    }
+    return items.length ? rowsFromDicts(items, source) : null;
+  }
+
+  function valueNameRows(text, source) { // cli._value_name_rows: tinygrad's "10.5008 loss, 0.0000167 LR, ..."
+    const items = [];
+    for (const line of splitlines(text)) {
+      const parts = line.split(",").map((p) => VALUE_NAME.exec(strip(p)));
+      if (parts.length < 2 || !parts.every(Boolean) || parts.slice(1).some((p) => p[1])) continue;
+      const row = new Map();
+      for (const pair of parts) {
+        const name = pair[3].toLowerCase().replaceAll(" ", "_");
+        if (!row.has(name)) row.set(name, pair[2]);
+      }
+      if (row.size >= 2 && lossLike(row)) items.push(parts[0][1] ? new Map([...row, ["step", parts[0][1]]]) : row);
     }
     return items.length ? rowsFromDicts(items, source) : null;
   }
@@ -970,7 +1029,8 @@
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // utf-8-sig
     if (!strip(text)) throw new LogError(`${source}: the file is empty`, "empty");
     const others = () => {
-      for (const reader of [lineRows, iterRows, pairRows, tableRows, alignedRows, csvRows]) {
+      for (const reader of [lineRows, iterRows, pairRows, rmEvalRows, colonRows, valueNameRows, tableRows, alignedRows,
+        csvRows]) {
         const rows = reader(text, source);
         if (rows !== null) return rows;
       }

@@ -6,7 +6,9 @@ LOG is one of:
 - a JSONL file of logged dicts, one per line, or the console output of a run, in which the Trainer prints each
   log as a Python dict (``{'loss': 0.6931, 'grad_norm': nan, ...}``); other lines are ignored,
 - a CSV export (e.g. from Weights & Biases or TensorBoard): a header of metric names, a row per step; a
-  ``train/`` prefix is dropped and ``step``, ``global_step``, ``train/global_step`` or ``_step`` gives the step.
+  ``train/`` prefix is dropped and ``step``, ``global_step``, ``train/global_step`` or ``_step`` gives the step,
+- or other trainers' console lines (``lines``: mlx-lm, nanoGPT, minimind, torchtune, tinygrad, DeepSpeed-Chat), a
+  Markdown or notebook table, or a table aligned with spaces.
 
 Metric names of verl, OpenRLHF and ms-swift, and logger prefixes (``train/``), are mapped onto TRL's (``ALIASES``);
 fields that are not numbers are ignored. A finding is a *problem* or an *expected* pattern (how TRL behaves,
@@ -27,6 +29,7 @@ import pathlib
 import re
 import sys
 
+from rlhf_doctor import lines
 from rlhf_doctor import rules as R
 
 STEP_KEYS = ("step", "global_step", "train/global_step", "_step", "Step", "global_step/max_steps")
@@ -63,21 +66,6 @@ QUOTED_PAIR = re.compile(r"'([^']+)'\s*:\s*('[^']*'|[^,'{}]+)")
 KV_PAIR = re.compile(r"(?:^|\s-\s)([\w/().@-]+):\s*([^\s]+)")
 SPACED_PAIR = re.compile(r"(?:^|\s{2,})([\w/().@-]+):\s*([^\s]+)(?=\s{2,}|\s*$)")
 """``name: value`` pairs separated by two or more spaces (a metrics summary pasted from a dashboard or a note)."""
-ITER_LINE = re.compile(r"[Ii]ter ([0-9]+):(.*)")
-"""mlx-lm's ``Iter 10: Train loss 0.061, ...`` and nanoGPT's ``iter 1631: loss 4.0863, time 561.94ms``."""
-ITER_PAIR = re.compile(
-    r"([A-Za-z][A-Za-z /]*?) (-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][-+]?[0-9]+)?|nan|inf) *[A-Za-z]*"
-)
-ITER_NAMES = {
-    "train loss": "loss",
-    "loss": "loss",
-    "chosen reward": "rewards/chosen",
-    "rejected reward": "rewards/rejected",
-    "margin": "rewards/margins",
-    "accuracy": "rewards/accuracies",
-    "learning rate": "learning_rate",
-}
-"""mlx-lm's console names -> TRL's (``Val`` ones get ``eval_``); other names lower-cased, spaces as ``_``."""
 COLUMNS = {"step": "step", "training loss": "loss", "validation loss": "eval_loss", "epoch": "epoch"}
 """Column titles of the Trainer's notebook table -> the names it logs."""
 TEXT = {
@@ -167,7 +155,17 @@ def read_log(path: pathlib.Path) -> list[dict]:
 
 def _other_rows(text: str, source: str) -> list[dict] | None:
     """The rows found by the first of the non-JSON readers (one per format, most specific first) that finds any."""
-    for reader in (_line_rows, _iter_rows, _pair_rows, _table_rows, _aligned_rows, _csv_rows):
+    for reader in (
+        _line_rows,
+        _iter_rows,
+        _pair_rows,
+        _rm_eval_rows,
+        _colon_rows,
+        _value_name_rows,
+        _table_rows,
+        _aligned_rows,
+        _csv_rows,
+    ):
         if (rows := reader(text, source)) is not None:
             return rows
     return None
@@ -262,24 +260,19 @@ def _row_of(pairs: list[tuple[str, str]]) -> dict | None:
     return row if sum(R._value(v) is not None for v in row.values()) >= 2 else None
 
 
-def _iter_rows(text: str, source: str) -> list[dict] | None:
-    """mlx-lm's console lines, ``Iter 10: Train loss 0.061, Chosen reward -0.206, Learning Rate 1.000e-05`` (and
-    nanoGPT's ``iter 1631: loss 4.0863, time 561.94ms``): one row per line with two or more values, its ``Val`` values
-    under TRL's ``eval_`` names (``Val loss`` -> ``eval_loss``)."""
-    items = []
-    for line in text.splitlines():
-        if not (m := ITER_LINE.fullmatch(line.strip())):
-            continue
-        row = {}
-        for part in m.group(2).split(","):
-            if pair := ITER_PAIR.fullmatch(part.strip()):
-                name = pair.group(1).strip().lower()
-                base = name[4:] if name.startswith("val ") else name
-                key = ITER_NAMES.get(base, base.replace(" ", "_"))
-                row.setdefault("eval_" + key if base != name else key, pair.group(2))
-        if len(row) >= 2:
-            items.append({**row, "step": m.group(1)})
-    return _rows_from_dicts(items, source) if items else None
+def _line_format(items_of):
+    """A reader of one of ``lines``' formats: its rows, or None where the text holds no such line."""
+
+    def reader(text: str, source: str) -> list[dict] | None:
+        return _rows_from_dicts(items, source) if (items := items_of(text)) else None
+
+    return reader
+
+
+_iter_rows = _line_format(lines.iter_items)
+_rm_eval_rows = _line_format(lines.rm_eval_items)
+_colon_rows = _line_format(lambda text: lines.colon_items(text, STEP_KEYS))
+_value_name_rows = _line_format(lines.value_name_items)
 
 
 def _pair_rows(text: str, source: str) -> list[dict] | None:
