@@ -37,7 +37,7 @@ PARTS = {
     "blind-2026-12-07d",
     "blind-2026-12-07e",
 }
-RIGHT = 132
+RIGHT = 134
 """Right on 120 of the 148 logs (2026-12-07, 25 rules): the floor. 89 of the first 128 (the history of those is in
 the corpus header and in git); the blind part 2026-12-07d joined (right 16 of its 20 readable logs, when scored once
 with 3 more unreadable ones): 105 of 148. Then a judge who wrote no page and never ran the doctor added the NaN triage
@@ -49,14 +49,14 @@ also fires on reward_std 0 for 2 steps (older TRL logs no frac_reward_zero_std):
 nanoGPT's "iter N: loss ..." lines and one of the five (healthy, silent) joined: 130 of 166. The reader then learned
 the other four's formats and they joined: minimind's (healthy, right), DeepSpeed-Chat's reward evaluation lines (silent:
 the RM accuracy page's rule needs a margin and ten losses), tinygrad's (healthy, a false alarm: 509 below) and a
-Megatron-Bridge summary in bullets (right, the explosion page): 132 of 170. The issue's goal is 90%."""
+Megatron-Bridge summary in bullets (right, the explosion page): 132 of 170. The ln(V) rule then stayed quiet on a loss
+that falls (its last third 5% below its first, the page's own "a random model does not stay at ln(V)"): 509 and 521,
+two healthy runs from random weights, right: 134 of 170. The issue's goal is 90%."""
 KNOWN_FALSE_ALARMS = {
     "101-rex-omni-qwen25vl-sft-zero3-params-zero.txt",
     "402-axolotl-sppo-iter2.txt",
     "421-unsloth-studio-pr-demo.txt",
     "502-trl-orpo-galore-lr-display.txt",
-    "509-tinygrad-llama3-grad-acc.txt",
-    "521-unsloth-full-ft-baseline-without-unsloth.txt",
 }
 """A healthy warm-up (grad_norm 54, 290, 262, 84, 96 while the learning rate rises from 0) that the explosion rule's
 'above 100 for 2' names: the page's own real-model symptom run (209, then 603) cannot be told apart from it by
@@ -64,9 +64,7 @@ grad_norm alone. 402: an SPPO run at a LoRA-sized learning rate (1.6e-4, 'above 
 nobody in the thread reports a problem, and nothing in its three rows shows one. 421: an SFT demo whose loss of
 14.6-14.9 is above ln(V) of any current vocabulary (the ln(V) rule's 'above 9.5 for 3'); the thread shows it only to
 prove the app runs and calls nothing wrong. 502 (blind part e): an ORPO run with GaLore whose logged learning rate
-is a constant 0.001 placeholder of its layer-wise optimizer (above the gibberish page's 1e-4); 521: pretraining from
-random weights, whose loss starts at 10.6 (above ln(V), the ln(V) rule) and falls normally; 509 (blind part e, joined
-once readable): the same from random weights, Llama 3 in tinygrad, loss 10.50 falling to 9.38 during warm-up.
+is a constant 0.001 placeholder of its layer-wise optimizer (above the gibberish page's 1e-4).
 All labels are the collectors', kept as given. Any other false alarm fails the test."""
 KNOWN = {f"{p.meta['chapter']}/{p.meta['id']}" for p in pages.pitfall_pages()}
 RULES = doctor_rules.export()["pages"]
