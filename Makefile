@@ -35,8 +35,7 @@ $(TEST_VENV)/.installed: requirements/test.txt requirements/real.txt pyproject.t
 	# pip compiles the 15,000 modules one by one (71 s of this install on 2 cores); compileall on every core writes
 	# the same .pyc files in 26 s (22 + 26 s in all). The packages' own test folders (2,807 of 16,056 files, 8.7 s of
 	# CPU to compile) are left out: none of the 4,238 modules a DPO check, DeepSpeed, mkdocs and the test tools import
-	# comes from one. A file that does not compile (a package's Python 2
-	# test data) is skipped, as pip skips it.
+	# comes from one. A file that does not compile (a package's Python 2 test data) is skipped, as pip skips it.
 	$(TEST_VENV)/bin/python -m compileall -q -j 0 -x '/tests?/' $(TEST_VENV)/lib > /dev/null || true
 	touch $@
 
