@@ -368,6 +368,58 @@ def test_iter_lines_in_markdown_bullets_are_read(tmp_path):
     assert cli._iter_rows(near, "near") is None
 
 
+def test_comma_separated_name_value_lines_are_read(tmp_path):
+    """CPM's finetune script prints "Epoch 3, global step 750, total step 2142, train lm loss: 11.526718473434448"
+    (zhenhao-huang/CPM-1-Finetune-Text-Generation#3) and Liger's convergence tests "Step 11, Loss: 1.1540931463241577"
+    (linkedin/Liger-Kernel#232): one row per line whose every ", "-separated part is a name and its value (a colon or
+    not), two or more, one named "...loss"; the training loss is TRL's loss, other names lower-cased with "_"; the step
+    is the global step's, else the step's, never the total step. Prose with commas, a timestamp or a remark in a part,
+    one part alone, or no loss, and the line is no row."""
+    rows = _read(
+        tmp_path,
+        "Epoch 3, global step 750, total step 2142, train lm loss: 11.526718473434448\n"
+        "Epoch 3, the loss is still 11.5 after 900 steps, see below\n"
+        "2020-11-30 12:00:01, step 5, loss: 1.2\n"
+        "Epoch 4, global step 860, total step 2142, train lm loss: 11.551578998565674\n",
+    )
+    assert [list(r.items()) for r in rows] == [
+        [("epoch", "3"), ("global_step", "750"), ("total_step", "2142"), ("loss", "11.526718473434448"), ("step", 750)],
+        [("epoch", "4"), ("global_step", "860"), ("total_step", "2142"), ("loss", "11.551578998565674"), ("step", 860)],
+    ], rows
+    liger = _read(
+        tmp_path,
+        "Liger kernel patches have been reverted.\n"
+        "Step 31, Loss: 0.8136419057846069\n"
+        "Step 0, Loss: 10.938319206237793\n"
+        "Step 1, Loss: 7.0052409172058105, Loss: 9.9\n"
+        "Eval Loss: 0.618675172328949\n",
+    )
+    assert [list(r.items()) for r in liger] == [
+        [("step", 31), ("loss", "0.8136419057846069")],
+        [("step", 0), ("loss", "10.938319206237793")],
+        [("step", 1), ("loss", "7.0052409172058105")],
+    ], liger
+    other = _read(tmp_path, "epoch 1, step 5, global step 105, kl loss: 0.02, val loss 2.5, lr: 1e-05\n")
+    assert list(other[0].items()) == [
+        ("epoch", "1"),
+        ("step", 105),
+        ("global_step", "105"),
+        ("kl_loss", "0.02"),
+        ("val_loss", "2.5"),
+        ("lr", "1e-05"),
+        ("learning_rate", "1e-05"),
+    ], other
+    near = (
+        "Epoch 3, the loss is still 11.5 after 900 steps, see below\n"
+        "2020-11-30 12:00:01, step 5, loss: 1.2\n"
+        "Step 12, Loss: 1.35 (fp32)\n"
+        "Step 12,Loss: 1.35\n"
+        "Eval Loss: 0.618675172328949\n"
+        "Step 12, lr: 2e-05\n"
+    )
+    assert cli._name_value_rows(near, "near") is None
+
+
 def test_cut_off_dicts_and_mmengine_pairs_are_read(tmp_path):
     """A dict line the paste cut before its "}" keeps its whole pairs, in order with the complete ones; mmengine's
     "... - INFO - Epoch(train) [1][200/735]  lr: ...  loss: ..." reads as pairs two spaces apart, not verl's " - "."""

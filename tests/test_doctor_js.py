@@ -247,6 +247,27 @@ def _inline_cases(benchmark_log) -> list[tuple[str, str, str]]:
             "- Clean descent: lm_loss 1.45 → 0.55 over iters 1 → 1271\n- iter 1280: grad_norm 0.5, lr 1\n",
             "site",
         ),
+        (  # tests/test_doctor.py::test_comma_separated_name_value_lines_are_read
+            "cpm",
+            "Epoch 3, global step 750, total step 2142, train lm loss: 11.526718473434448\n"
+            "Epoch 3, the loss is still 11.5 after 900 steps, see below\n2020-11-30 12:00:01, step 5, loss: 1.2\n"
+            "Epoch 4, global step 860, total step 2142, train lm loss: 11.551578998565674\n",
+            "site",
+        ),
+        (
+            "liger",
+            "Liger kernel patches have been reverted.\nStep 31, Loss: 0.8136419057846069\n"
+            "Step 0, Loss: 10.938319206237793\nStep 1, Loss: 7.0052409172058105, Loss: 9.9\n"
+            "Eval Loss: 0.618675172328949\n",
+            "site",
+        ),
+        ("comma-names", "epoch 1, step 5, global step 105, kl loss: 0.02, val loss 2.5, lr: 1e-05\n", "site"),
+        (
+            "comma-near",
+            "Epoch 3, the loss is still 11.5 after 900 steps, see below\n2020-11-30 12:00:01, step 5, loss: 1.2\n"
+            "Step 12, Loss: 1.35 (fp32)\nStep 12,Loss: 1.35\nEval Loss: 0.618675172328949\nStep 12, lr: 2e-05\n",
+            "site",
+        ),
     ]
     return cases
 
@@ -474,7 +495,16 @@ def test_a_known_log_names_its_page_in_js(compared):
     _, dpo = compared["cases"]["dpo-stuck"]
     assert dpo["en"]["findings"] and dpo["en"]["findings"][0][0] == "dpo-loss-stuck-ln2"
     assert compared["cases"]["garbage"][1] == {"error": "LogError"}
-    for case, rows in (("minimind", 2), ("torchtune", 2), ("tinygrad", 3), ("ds-chat-rm", 2), ("iter-bullets", 3)):
+    for case, rows in (
+        ("minimind", 2),
+        ("torchtune", 2),
+        ("tinygrad", 3),
+        ("ds-chat-rm", 2),
+        ("iter-bullets", 3),
+        ("cpm", 2),
+        ("liger", 3),
+        ("comma-names", 1),
+    ):
         assert len(compared["cases"][case][1]["rows"]) == rows, (case, compared["cases"][case][1])
 
 

@@ -577,6 +577,9 @@
   // DeepSpeed-Chat's "chosen_last_scores (higher is better) : 2.17, acc (higher is better) : 0.48"
   const RM_EVAL_PAIR = new RegExp(`^([A-Za-z_][A-Za-z0-9_/]*) \\((?:higher|lower) is better\\) : (${NUMBER_TEXT})$`);
   const RM_EVAL_NAMES = { acc: "eval_accuracy" };
+  // CPM's "Epoch 3, global step 750, total step 2142, train lm loss: 11.53", Liger's "Step 11, Loss: 1.154": one part
+  const NAME_VALUE = new RegExp(`^([A-Za-z][A-Za-z0-9_/]*(?: [A-Za-z][A-Za-z0-9_/]*)*):? (${NUMBER_TEXT})$`);
+  const TRAIN_LOSS = /^(?:train(?:ing)?_)?(?:lm_)?loss$/; // the training loss's names, TRL's "loss"
   const COLUMNS = { step: "step", "training loss": "loss", "validation loss": "eval_loss", epoch: "epoch" };
   const TEXT = {
     en: {
@@ -785,6 +788,25 @@
         if (!row.has(name)) row.set(name, pair[2]);
       }
       if (row.size >= 2 && lossLike(row)) items.push(parts[0][1] ? new Map([...row, ["step", parts[0][1]]]) : row);
+    }
+    return items.length ? rowsFromDicts(items, source) : null;
+  }
+
+  function nameValueRows(text, source) { // cli._name_value_rows: "Epoch 3, global step 750, train lm loss: 11.53"
+    const items = [];
+    for (const line of splitlines(text)) {
+      const parts = strip(line).split(", ").map((p) => NAME_VALUE.exec(p));
+      if (parts.length < 2 || !parts.every(Boolean) || !parts.some((p) => p[1].toLowerCase().endsWith("loss"))) {
+        continue;
+      }
+      const row = new Map();
+      for (const pair of parts) {
+        const name = pair[1].toLowerCase().replaceAll(" ", "_");
+        const key = TRAIN_LOSS.test(name) ? "loss" : name;
+        if (!row.has(key)) row.set(key, pair[2]);
+      }
+      if (row.has("global_step")) row.set("step", row.get("global_step"));
+      items.push(row);
     }
     return items.length ? rowsFromDicts(items, source) : null;
   }
@@ -1029,8 +1051,8 @@
     if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // utf-8-sig
     if (!strip(text)) throw new LogError(`${source}: the file is empty`, "empty");
     const others = () => {
-      for (const reader of [lineRows, iterRows, pairRows, rmEvalRows, colonRows, valueNameRows, tableRows, alignedRows,
-        csvRows]) {
+      for (const reader of [lineRows, iterRows, pairRows, rmEvalRows, colonRows, valueNameRows, nameValueRows,
+        tableRows, alignedRows, csvRows]) {
         const rows = reader(text, source);
         if (rows !== null) return rows;
       }

@@ -7,8 +7,9 @@ LOG is one of:
   log as a Python dict (``{'loss': 0.6931, 'grad_norm': nan, ...}``); other lines are ignored,
 - a CSV export (e.g. from Weights & Biases or TensorBoard): a header of metric names, a row per step; a
   ``train/`` prefix is dropped and ``step``, ``global_step``, ``train/global_step`` or ``_step`` gives the step,
-- or other trainers' console lines (``lines``: mlx-lm, nanoGPT, minimind, torchtune, tinygrad, DeepSpeed-Chat), a
-  Markdown or notebook table, or a table aligned with spaces.
+- or other trainers' console lines (``lines``: mlx-lm, nanoGPT, minimind, torchtune, tinygrad, DeepSpeed-Chat, and
+  comma-separated ``name value`` parts, as CPM's and Liger's), a Markdown or notebook table, or a table aligned with
+  spaces.
 
 Metric names of verl, OpenRLHF and ms-swift, and logger prefixes (``train/``), are mapped onto TRL's (``ALIASES``);
 fields that are not numbers are ignored. A finding is a *problem* or an *expected* pattern (how TRL behaves,
@@ -162,6 +163,7 @@ def _other_rows(text: str, source: str) -> list[dict] | None:
         _rm_eval_rows,
         _colon_rows,
         _value_name_rows,
+        _name_value_rows,
         _table_rows,
         _aligned_rows,
         _csv_rows,
@@ -273,6 +275,7 @@ _iter_rows = _line_format(lines.iter_items)
 _rm_eval_rows = _line_format(lines.rm_eval_items)
 _colon_rows = _line_format(lambda text: lines.colon_items(text, STEP_KEYS))
 _value_name_rows = _line_format(lines.value_name_items)
+_name_value_rows = _line_format(lines.name_value_items)
 
 
 def _pair_rows(text: str, source: str) -> list[dict] | None:

@@ -1,7 +1,8 @@
 """The console line formats the doctor reads, one row per line (``cli``'s readers wrap them): mlx-lm's and nanoGPT's
 ``iter N:`` lines, also in a Markdown bullet; DeepSpeed-Chat's reward-model evaluation lines; ``name:value`` pairs one
-space apart (minimind, torchtune); tinygrad's value-first lines. Each gives the rows' dicts, values as written, or an
-empty list; a line is a row only with two or more values (the new formats: one of them a loss)."""
+space apart (minimind, torchtune); tinygrad's value-first lines; ``name value`` or ``name: value`` parts after commas
+(CPM's finetune script, Liger's convergence tests). Each gives the rows' dicts, values as written, or an empty list; a
+line is a row only with two or more values (the new formats: one of them a loss)."""
 
 from __future__ import annotations
 
@@ -42,6 +43,12 @@ RM_EVAL_PAIR = re.compile(rf"([A-Za-z_][A-Za-z0-9_/]*) \((?:higher|lower) is bet
 0.48``."""
 RM_EVAL_NAMES = {"acc": "eval_accuracy"}
 """DeepSpeed-Chat's pairwise accuracy on the evaluation set is what the RewardTrainer logs as ``eval_accuracy``."""
+NAME_VALUE = re.compile(rf"([A-Za-z][A-Za-z0-9_/]*(?: [A-Za-z][A-Za-z0-9_/]*)*):? ({NUMBER_TEXT})")
+"""A part of a comma-separated line, its name before its value, with or without a colon: CPM's ``global step 750`` and
+``train lm loss: 11.53``, Liger's ``Step 11`` and ``Loss: 1.154``."""
+TRAIN_LOSS = re.compile(r"(?:train(?:ing)?_)?(?:lm_)?loss")
+"""The names (lower-cased, spaces as ``_``) of the training loss, which TRL logs as ``loss``: ``Loss``, ``train loss``,
+``train lm loss``; other losses (``kl_loss``, ``val_loss``) keep their names."""
 
 
 def iter_items(text: str) -> list[dict]:
@@ -117,4 +124,25 @@ def value_name_items(text: str) -> list[dict]:
             row.setdefault(pair.group(3).lower().replace(" ", "_"), pair.group(2))
         if len(row) >= 2 and loss_like(row):
             items.append({**row, "step": parts[0].group(1)} if parts[0].group(1) else row)
+    return items
+
+
+def name_value_items(text: str) -> list[dict]:
+    """Lines of ``name value`` or ``name: value`` parts one ", " apart, as CPM's finetune script (``Epoch 3, global step
+    750, total step 2142, train lm loss: 11.53``) and Liger's convergence tests (``Step 11, Loss: 1.154``) print them:
+    one row per line whose every part is such a pair, two or more, one of them named ``...loss`` (prose with commas has
+    a part that is none); names lower-cased, spaces as ``_``, the training loss as ``loss`` (``TRAIN_LOSS``); the step
+    is the ``global step`` part's, else the ``step`` part's (``total step`` is the run's length)."""
+    items = []
+    for line in text.splitlines():
+        parts = [NAME_VALUE.fullmatch(p) for p in line.strip().split(", ")]
+        if len(parts) < 2 or not all(parts) or not any(p.group(1).lower().endswith("loss") for p in parts):
+            continue
+        row = {}
+        for pair in parts:
+            name = pair.group(1).lower().replace(" ", "_")
+            row.setdefault("loss" if TRAIN_LOSS.fullmatch(name) else name, pair.group(2))
+        if "global_step" in row:
+            row["step"] = row["global_step"]
+        items.append(row)
     return items
