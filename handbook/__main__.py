@@ -141,9 +141,13 @@ def main(argv: list[str] | None = None) -> int:
 
         return runs.record(args.page, args.workers)
     if args.cmd == "real":
-        from handbook.lanes import real
+        import contextlib
 
-        print(real.model_path())
+        with contextlib.redirect_stdout(sys.stderr):  # stdout is the path alone, as for `tiny` below
+            from handbook.lanes import real
+
+            path = real.model_path()
+        print(path)
         return 0
     if args.cmd == "real-record":
         from handbook.lanes import real_runs
@@ -162,9 +166,16 @@ def main(argv: list[str] | None = None) -> int:
 
         return matrix_plan.write()
     if args.cmd == "tiny":
-        from handbook import tiny, tiny_vlm
+        import contextlib
 
-        print(tiny_vlm.vlm_path(args.seed) if args.vlm else tiny.model_path(args.seed))
+        # stdout is the path alone (``HANDBOOK_MODEL=$(python -m handbook tiny)``): what building the model prints goes
+        # to stderr, DeepSpeed's "Setting accelerator to CPU" warning too (its logger writes to the stdout it finds at
+        # import, and transformers imports it while the model is built)
+        with contextlib.redirect_stdout(sys.stderr):
+            from handbook import tiny, tiny_vlm
+
+            path = tiny_vlm.vlm_path(args.seed) if args.vlm else tiny.model_path(args.seed)
+        print(path)
         return 0
     if args.cmd == "new":
         return new(args.chapter, args.slug)

@@ -106,3 +106,18 @@ def test_one_page_never_loses_another_pages_files(tmp_path, monkeypatch, order):
     results = [runner.run_file(files[name], "check", 0, timeout=120) for name in order]
     assert all(r.ok for r in results), [(r.kind, r.message) for r in results]
     assert [r.message for r, name in zip(results, order) if name == "victim"] == ["64"] * order.count("victim")
+
+
+def test_tiny_prints_only_the_model_path(tmp_path):
+    """`HANDBOOK_MODEL=$(python -m handbook tiny)` (the Makefile's notebook chain, CONTRIBUTING): stdout is the path
+    alone, also on the first call, which builds the model and imports DeepSpeed (its logger writes to stdout)."""
+    import os
+    import subprocess
+    import sys
+
+    env = dict(os.environ, HANDBOOK_CACHE=str(tmp_path))
+    out = subprocess.run(
+        [sys.executable, "-m", "handbook", "tiny"], env=env, capture_output=True, text=True, timeout=300, check=True
+    ).stdout
+    assert len(out.splitlines()) == 1, out
+    assert pathlib.Path(out.strip()).parent == tmp_path and (pathlib.Path(out.strip()) / "config.json").exists(), out
