@@ -9,7 +9,6 @@ PYTHON ?= python3
 DOCS_VENV ?= .venv-docs
 TEST_VENV ?= .venv
 WORKERS ?= 2
-PAGE_WORKERS ?= 3
 export NO_MKDOCS_2_WARNING = 1
 export OMP_NUM_THREADS = 1
 export HF_HUB_OFFLINE = 1
@@ -55,12 +54,12 @@ check: $(TEST_VENV)/.installed
 
 test: $(TEST_VENV)/.installed
 	# Three chains at once, sharing the 2 cores (the browser tests mostly wait on Chromium, the hang pages on their
-	# timeouts): every page's code pasted and run, page contract, validator, spread over $(PAGE_WORKERS) processes (one
-	# more than the cores: while a hang page waits on its timeout, the others use its core); the site tests (one
-	# process: the site is built once, cold, from a copy of the sources, and the build-speed tests build that copy
-	# again, warm, and serve it); the contributor's checks (handbook check, ruff), then the notebooks (cells share one
-	# kernel, on the tiny model; the English ones: tests/test_notebooks.py holds each Chinese twin to the same code
-	# and outputs). The last two chains report last.
+	# timeouts): every page's code pasted and run, page contract, validator, spread over $(WORKERS) processes (3 took
+	# longer: 9:05 against 8:10, the site chain starved); the site tests (one process: the site is built once, cold,
+	# from a copy of the sources, and the build-speed tests build that copy again, warm, and serve it); the
+	# contributor's checks (handbook check, ruff), then the notebooks (cells share one kernel, on the tiny model; the
+	# English ones: tests/test_notebooks.py holds each Chinese twin to the same code and outputs). The last two
+	# chains report last.
 	@site_log=$$(mktemp); side_log=$$(mktemp); \
 	$(TEST_VENV)/bin/python -m pytest tests/test_site.py tests/test_site_doctor.py tests/test_build_speed.py \
 	  -p no:cacheprovider > $$site_log 2>&1 & site=$$!; \
@@ -69,7 +68,7 @@ test: $(TEST_VENV)/.installed
 	  HANDBOOK_MODEL=$$($(TEST_VENV)/bin/python -m handbook tiny) \
 	  $(TEST_VENV)/bin/python -m pytest docs/walkthroughs --ignore-glob='*.zh.ipynb' --nbval-lax --nbval-current-env \
 	    -p no:cacheprovider; nb=$$?; test $$checks -eq 0 && test $$nb -eq 0 ) > $$side_log 2>&1 & side=$$!; \
-	$(TEST_VENV)/bin/python -m pytest -n $(PAGE_WORKERS) tests docs --ignore=tests/test_site.py --ignore=tests/test_site_doctor.py \
+	$(TEST_VENV)/bin/python -m pytest -n $(WORKERS) tests docs --ignore=tests/test_site.py --ignore=tests/test_site_doctor.py \
 	  --ignore=tests/test_build_speed.py --durations=10; pages=$$?; \
 	wait $$site; site=$$?; wait $$side; side=$$?; cat $$site_log $$side_log; rm -f $$site_log $$side_log; \
 	test $$pages -eq 0 && test $$site -eq 0 && test $$side -eq 0
