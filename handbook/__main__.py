@@ -96,6 +96,30 @@ def run(page: str, seeds: list[int] | None) -> int:
     return 1 if failed else 0
 
 
+def _print_path(build) -> int:
+    """Print the model folder ``build()`` returns, alone on stdout (``HANDBOOK_MODEL=$(python -m handbook tiny)``):
+    what building prints goes to stderr, DeepSpeed's "Setting accelerator to CPU" warning too (its logger writes to
+    the stdout it finds at import, and transformers imports it while a model is built)."""
+    import contextlib
+
+    with contextlib.redirect_stdout(sys.stderr):
+        path = build()
+    print(path)
+    return 0
+
+
+def _tiny_path(seed: int, vlm: bool) -> str:
+    from handbook import tiny, tiny_vlm
+
+    return tiny_vlm.vlm_path(seed) if vlm else tiny.model_path(seed)
+
+
+def _real_path() -> str:
+    from handbook.lanes import real
+
+    return real.model_path()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m handbook", description=__doc__)
     sub = parser.add_subparsers(dest="cmd", required=True)
@@ -141,14 +165,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return runs.record(args.page, args.workers)
     if args.cmd == "real":
-        import contextlib
-
-        with contextlib.redirect_stdout(sys.stderr):  # stdout is the path alone, as for `tiny` below
-            from handbook.lanes import real
-
-            path = real.model_path()
-        print(path)
-        return 0
+        return _print_path(_real_path)
     if args.cmd == "real-record":
         from handbook.lanes import real_runs
 
@@ -166,17 +183,7 @@ def main(argv: list[str] | None = None) -> int:
 
         return matrix_plan.write()
     if args.cmd == "tiny":
-        import contextlib
-
-        # stdout is the path alone (``HANDBOOK_MODEL=$(python -m handbook tiny)``): what building the model prints goes
-        # to stderr, DeepSpeed's "Setting accelerator to CPU" warning too (its logger writes to the stdout it finds at
-        # import, and transformers imports it while the model is built)
-        with contextlib.redirect_stdout(sys.stderr):
-            from handbook import tiny, tiny_vlm
-
-            path = tiny_vlm.vlm_path(args.seed) if args.vlm else tiny.model_path(args.seed)
-        print(path)
-        return 0
+        return _print_path(lambda: _tiny_path(args.seed, args.vlm))
     if args.cmd == "new":
         return new(args.chapter, args.slug)
     if args.cmd == "code":

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -111,10 +114,6 @@ def test_one_page_never_loses_another_pages_files(tmp_path, monkeypatch, order):
 def test_tiny_prints_only_the_model_path(tmp_path):
     """`HANDBOOK_MODEL=$(python -m handbook tiny)` (the Makefile's notebook chain, CONTRIBUTING): stdout is the path
     alone, also on the first call, which builds the model and imports DeepSpeed (its logger writes to stdout)."""
-    import os
-    import subprocess
-    import sys
-
     env = dict(os.environ, HANDBOOK_CACHE=str(tmp_path))
     out = subprocess.run(
         [sys.executable, "-m", "handbook", "tiny"], env=env, capture_output=True, text=True, timeout=300, check=True
