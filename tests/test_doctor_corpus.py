@@ -38,7 +38,7 @@ PARTS = {
     "blind-2026-12-07e",
     "blind-2026-12-07f",
 }
-RIGHT = 146
+RIGHT = 154
 """Right on 120 of the 148 logs (2026-12-07, 25 rules): the floor. 89 of the first 128 (the history of those is in
 the corpus header and in git); the blind part 2026-12-07d joined (right 16 of its 20 readable logs, when scored once
 with 3 more unreadable ones): 105 of 148. Then a judge who wrote no page and never ran the doctor added the NaN triage
@@ -56,7 +56,12 @@ two healthy runs from random weights, right: 134 of 170. The blind part 2026-12-
 readable logs, scored once with 2 more unreadable ones): 145 of 186. The reader then learned comma-separated "name
 value" / "name: value" lines (CPM's "Epoch 3, global step 750, ..., train lm loss: 11.53", Liger's "Step 11, Loss:
 1.15") and the two joined: 618 (healthy, silent, right) and 609 (a loss flat at 11.5, labelled with no page: wrong, the
-ln(V) page named): 146 of 188. The issue's goal is 90%."""
+ln(V) page named): 146 of 188. A second judge (no page written, the doctor never run) applied the NaN criterion of
+the corpus header to the nan/inf logs of parts e and f not judged before: the triage page on 611, 613, 614 and 615
+(and the fp16 page on 615), 513 unchanged; then the loss-vs-grad-accum page got a rule (a loss above 13, above ln(V)
+of any vocabulary, for 2 steps, without nan: 212 and 512 right) and the triage page's rule also fires on eval_loss
+nan (520) and on a loss logged as exactly 0.0 for 2 steps outside RL and DPO logs (508, 518, 612 right; 74 and 616,
+labelled with no page, wrong): 154 of 188. The issue's goal is 90%."""
 KNOWN_FALSE_ALARMS = {
     "101-rex-omni-qwen25vl-sft-zero3-params-zero.txt",
     "402-axolotl-sppo-iter2.txt",
