@@ -89,6 +89,13 @@ def test_patterns():
     assert fires({"metric": "kl", "is": "missing"}, [{**r, "kl": "nan"} for r in rows])
     assert not fires({"metric": "kl", "is": "missing"}, [{**r, "kl": "nan"} for r in rows[:-1]] + rows[-1:])
     assert fires({"metric": "grad_*", "is": "present"}, rows)
+    # drops_to: a loss that falls to 0 and stays, not one logged 0 from the first row
+    drop = {"metric": "loss", "is": "drops_to", "value": 0, "for": 2}
+    zeros = [{"step": i, "loss": 0.0} for i in range(1, 5)]
+    assert not fires(drop, zeros)
+    assert fires(drop, [{"step": 0, "loss": 2.7}] + zeros)
+    assert not fires(drop, [{"step": 0, "loss": 2.7}, {"step": 1, "loss": 0.0}, {"step": 2, "loss": 1.1}] + rows)
+    assert fires(drop, [{"step": 0, "loss": 2.7}, {"step": 1, "loss": 0.0}])  # a two-row paste: the one after
     spiky = rows + [{"step": 10, "grad_norm": 50.0}]
     assert fires({"metric": "grad_norm", "is": "spike"}, spiky)
     assert not fires({"metric": "grad_norm", "is": "spike"}, rows)

@@ -39,7 +39,7 @@ PARTS = {
     "blind-2026-12-07f",
     "blind-2026-12-07g",
 }
-RIGHT = 168
+RIGHT = 170
 """Right on 120 of the 148 logs (2026-12-07, 25 rules): the floor. 89 of the first 128 (the history of those is in
 the corpus header and in git); the blind part 2026-12-07d joined (right 16 of its 20 readable logs, when scored once
 with 3 more unreadable ones): 105 of 148. Then a judge who wrote no page and never ran the doctor added the NaN triage
@@ -67,7 +67,10 @@ scored once with 4 more unreadable ones; 715, a healthy Liger example whose loss
 167 of 208. The second judge then applied the NaN criterion to the 8 problem logs of part g holding nan, inf or a
 loss of exactly 0: the triage page on 704 and 713 (b) and 706 (a), none on the five whose loss is 0 without a nan
 (only a named cause counts there): 704 and 706 right, 713 silent (its nan is in a train_epoch_loss the rules do
-not watch): 168 of 208. The issue's goal is 90%."""
+not watch): 168 of 208. Part g showed the NaN page's loss-of-0 condition firing on logs whose loss is 0 from the
+first row (labelled with no page); a new pattern, drops_to (the loss falls to 0 after a logged value that is not 0,
+the page's title: "the loss drops to 0"), replaced equals: 616, 705, 712 and 74 right, 59 and 72 wrong, 702 silent
+(its paste starts at 0): 170 of 208. The issue's goal is 90%."""
 KNOWN_FALSE_ALARMS = {
     "101-rex-omni-qwen25vl-sft-zero3-params-zero.txt",
     "402-axolotl-sppo-iter2.txt",

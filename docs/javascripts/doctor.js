@@ -1207,6 +1207,19 @@
       zh: "{metric} 连续 {n} 个记录步等于 {value}",
       capped: true,
     },
+    drops_to: {
+      match: (pts, finite, cond, n) => {
+        const limit = get(cond, "tol", 1e-3) * Math.max(Math.abs(cond.value), 1e-12);
+        const ok = (v) => Number.isFinite(v) && Math.abs(v - cond.value) <= limit;
+        const first = pts.findIndex((p) => Number.isFinite(p[1]) && !ok(p[1]));
+        if (first < 0) return null;
+        const after = pts.slice(first + 1);
+        return after.length ? runs(after, ok, short(after, n)) : null;
+      },
+      en: "{metric} falls to {value} and stays there for {n} logged step(s)",
+      zh: "{metric} 降到 {value} 后连续 {n} 个记录步保持不变",
+      capped: true,
+    },
     constant: {
       match: (pts, finite, cond, n) => {
         const tol = get(cond, "tol", 1e-9);

@@ -11,6 +11,8 @@ when ``grad_norm`` is 0).
 above      ``for`` consecutive logged values above ``value``
 below      ``for`` consecutive logged values below ``value``
 equals     ``for`` consecutive logged values within ``tol`` (relative, default 1e-3) of ``value``
+drops_to   as ``equals``, after a logged value that is not ``value`` (a loss that falls to 0, not one logged 0 from
+           the first row)
 constant   ``for`` consecutive logged values that do not change (within ``tol``, absolute, default 1e-9)
 rising     the mean of the last third of the values exceeds the first third's by ``value`` (relative, default
            0.5 = +50 %), over at least ``for`` values
@@ -21,7 +23,7 @@ missing    the key is never logged with a number (while the log has rows): absen
 present    the key is logged at least once
 =========  =====================================================================================================
 
-For ``above``, ``below`` and ``equals``, a metric logged fewer than ``for`` times (a few rows pasted from a
+For ``above``, ``below``, ``equals`` and ``drops_to``, a metric logged fewer than ``for`` times (a few rows pasted from a
 console) matches when every one of its logged values does.
 """
 
@@ -124,6 +126,17 @@ def _equals(pts, finite, cond, n):
     return _runs(pts, lambda v: math.isfinite(v) and abs(v - value) <= limit, _short(pts, n))
 
 
+def _drops_to(pts, finite, cond, n):
+    value = cond["value"]
+    limit = cond.get("tol", 1e-3) * max(abs(value), 1e-12)
+    ok = lambda v: math.isfinite(v) and abs(v - value) <= limit  # noqa: E731
+    first = next((i for i, (_, v) in enumerate(pts) if math.isfinite(v) and not ok(v)), None)
+    if first is None:
+        return None
+    after = pts[first + 1 :]
+    return _runs(after, ok, _short(after, n)) if after else None
+
+
 def _constant(pts, finite, cond, n):
     tol = cond.get("tol", 1e-9)
     n = _short(finite, n)  # a pasted row or two, like above/below/equals: every value logged is the same
@@ -198,6 +211,13 @@ PATTERNS: dict[str, Pattern] = {
         _equals,
         "{metric} equal to {value} for {n} logged step(s)",
         "{metric} 连续 {n} 个记录步等于 {value}",
+        True,
+        capped=True,
+    ),
+    "drops_to": Pattern(
+        _drops_to,
+        "{metric} falls to {value} and stays there for {n} logged step(s)",
+        "{metric} 降到 {value} 后连续 {n} 个记录步保持不变",
         True,
         capped=True,
     ),
