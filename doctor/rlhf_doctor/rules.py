@@ -23,8 +23,8 @@ missing    the key is never logged with a number (while the log has rows): absen
 present    the key is logged at least once
 =========  =====================================================================================================
 
-For ``above``, ``below``, ``equals`` and ``drops_to``, a metric logged fewer than ``for`` times (a few rows pasted from a
-console) matches when every one of its logged values does.
+For ``above``, ``below``, ``equals`` and ``drops_to``, a metric logged fewer than ``for`` times (a few rows pasted
+from a console) matches when every one of its logged values does.
 """
 
 from __future__ import annotations
