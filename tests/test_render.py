@@ -165,11 +165,16 @@ def test_the_whole_program_box_comes_after_the_fix_and_folds_its_run_instruction
     assert out.index("BOX") < out.index("## Evidence") and out.count("BOX") == 1
     assert render.place_program_box("# T\n\n## Fix {#fix}\n\ncode\n", "BOX\n").endswith("code\n\nBOX\n")
     assert render.place_program_box("# T\n\n## Evidence {#evidence}\n", "BOX\n") == "# T\n\n## Evidence {#evidence}\n"
-    fm = hp_model(pages.pitfall_pages()[0])
+    # a page whose program loads a model says how to pick it; one that loads none (an import check) does not
+    metas = [hp_model(p) for p in pages.pitfall_pages()]
+    model = next(m for m in metas if render.MODEL_LINE.search(render.program_code(m)))
+    plain = next(m for m in metas if not render.MODEL_LINE.search(render.program_code(m)))
     for lang in ("en", "zh"):
-        box = render.program_box(fm, lang, render.program_code(fm))
+        box = render.program_box(model, lang, render.program_code(model))
         assert box.index("hb-program__copy") < box.index("<details") < box.index("HANDBOOK_MODEL=")
         assert f"<summary>{ui.LABELS[lang]['run_how']}</summary>" in box
+        box = render.program_box(plain, lang, render.program_code(plain))
+        assert "HANDBOOK_MODEL=" not in box and f"<summary>{ui.LABELS[lang]['run_how']}</summary>" in box
 
 
 def hp_model(page):
