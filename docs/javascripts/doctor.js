@@ -1185,6 +1185,11 @@
     return beyond ? [finite[0], finite[finite.length - 1]] : null;
   };
 
+  const near = (cond) => { // rules._near: a logged value is `value` within `tol` (relative)
+    const limit = get(cond, "tol", 1e-3) * Math.max(Math.abs(cond.value), 1e-12);
+    return (v) => Number.isFinite(v) && Math.abs(v - cond.value) <= limit;
+  };
+
   const PATTERNS = {
     above: {
       match: (pts, finite, cond, n) => runs(pts, (v) => Number.isFinite(v) && v > cond.value, short(pts, n)),
@@ -1199,18 +1204,14 @@
       capped: true,
     },
     equals: {
-      match: (pts, finite, cond, n) => {
-        const limit = get(cond, "tol", 1e-3) * Math.max(Math.abs(cond.value), 1e-12);
-        return runs(pts, (v) => Number.isFinite(v) && Math.abs(v - cond.value) <= limit, short(pts, n));
-      },
+      match: (pts, finite, cond, n) => runs(pts, near(cond), short(pts, n)),
       en: "{metric} equal to {value} for {n} logged step(s)",
       zh: "{metric} 连续 {n} 个记录步等于 {value}",
       capped: true,
     },
     drops_to: {
       match: (pts, finite, cond, n) => {
-        const limit = get(cond, "tol", 1e-3) * Math.max(Math.abs(cond.value), 1e-12);
-        const ok = (v) => Number.isFinite(v) && Math.abs(v - cond.value) <= limit;
+        const ok = near(cond);
         const first = pts.findIndex((p) => Number.isFinite(p[1]) && !ok(p[1]));
         if (first < 0) return null;
         const after = pts.slice(first + 1);

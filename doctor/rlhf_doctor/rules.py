@@ -120,16 +120,19 @@ def _below(pts, finite, cond, n):
     return _runs(pts, lambda v: math.isfinite(v) and v < cond["value"], _short(pts, n))
 
 
-def _equals(pts, finite, cond, n):
+def _near(cond):
+    """Whether a logged value is ``value`` within ``tol`` (relative): ``equals`` and ``drops_to``."""
     value = cond["value"]
     limit = cond.get("tol", 1e-3) * max(abs(value), 1e-12)
-    return _runs(pts, lambda v: math.isfinite(v) and abs(v - value) <= limit, _short(pts, n))
+    return lambda v: math.isfinite(v) and abs(v - value) <= limit
+
+
+def _equals(pts, finite, cond, n):
+    return _runs(pts, _near(cond), _short(pts, n))
 
 
 def _drops_to(pts, finite, cond, n):
-    value = cond["value"]
-    limit = cond.get("tol", 1e-3) * max(abs(value), 1e-12)
-    ok = lambda v: math.isfinite(v) and abs(v - value) <= limit  # noqa: E731
+    ok = _near(cond)
     first = next((i for i, (_, v) in enumerate(pts) if math.isfinite(v) and not ok(v)), None)
     if first is None:
         return None
