@@ -427,6 +427,74 @@ def test_comma_separated_name_value_lines_are_read(tmp_path):
     assert cli._name_value_rows(near, "near") is None
 
 
+def test_comma_lines_after_a_progress_part_are_read(tmp_path):
+    """mmf prints "... logistics: progress: 100/22000, train/total_loss: 0.6858, ..., experiment: run, ..., time: 02m
+    22s 173ms" (facebookresearch/mmf#870) and minimind "Epoch:[1/2](100/39695), loss: 7.5180, ..., epoch_time:
+    4767.0min" (jingyaogong/minimind#772): after such a progress part, which gives the step, parts whose value is no
+    number are skipped; the rest must be name-value pairs, two or more, one a loss (mmf's train/total_loss is the
+    training loss). Without a progress part, or with a part that is neither, the line is no row."""
+    rows = _read(
+        tmp_path,
+        "2021-04-12T20:16:54 | mmf.trainers.core.training_loop: Starting training...\n"
+        "2021-04-12T20:19:17 | mmf.trainers.callbacks.logistics: progress: 100/22000, train/total_loss: 0.6858, "
+        "train/total_loss/avg: 0.6858, max mem: 3788.0, experiment: run, epoch: 1, lr: 0., time: 02m 22s 173ms\n",
+    )
+    assert [list(r.items()) for r in rows] == [
+        [
+            ("loss", "0.6858"),
+            ("total_loss/avg", "0.6858"),
+            ("max_mem", "3788.0"),
+            ("epoch", "1"),
+            ("lr", "0."),
+            ("step", 100),
+            ("learning_rate", "0."),
+        ]
+    ], rows
+    mini = _read(
+        tmp_path,
+        "Model Params: 63.91M\n"
+        "Epoch:[1/2](100/39695), loss: 7.5180, logits_loss: 7.5180, aux_loss: 0.0000, lr: 0.00050000, "
+        "epoch_time: 4767.0min\n"
+        "Epoch:[1/2](200/39695), loss: 7.0277, logits_loss: 7.0277, aux_loss: 0.0000, lr: 0.00049999, "
+        "epoch_time: 4750.0min\n",
+    )
+    assert [(r["step"], r["loss"]) for r in mini] == [(100, "7.5180"), (200, "7.0277")], mini
+    near = "Epoch:[1/2](300/39695), see the plot, loss: 6.9\nprogress: 5/10, time: 2s, eta: 1m\n"
+    assert cli._name_value_rows(near, "near") is None
+
+
+def test_the_trainers_metrics_summary_is_read(tmp_path):
+    """LLaMA-Factory and the Trainer's example scripts end a run with ``trainer.log_metrics``' block, "***** train
+    metrics *****" then "  train_loss    =     0.2208" lines (a logger's INFO before them): each block is one row,
+    up to the first other line, in order (steps 1, 2, 3). A header followed by fewer than two such lines is no row."""
+    rows = _read(
+        tmp_path,
+        "[INFO|tokenization_utils_base.py:2534] >> Special tokens file saved\n"
+        "***** train metrics *****\n"
+        "  epoch                    =        5.0\n"
+        "  total_flos               = 38889053GF\n"
+        "  train_loss               =     2.2415\n"
+        "  train_runtime            = 0:16:08.44\n"
+        "  train_samples_per_second =      5.065\n"
+        "Figure saved at: /root/saves/training_loss.png\n"
+        "***** eval metrics *****\n\n"
+        "  epoch  =  5.0\n"
+        "  eval_loss  =  1.95\n"
+        "INFO ***** train metrics *****\n"
+        "INFO epoch = 0.3704\n"
+        "INFO train_loss = 117.8037\n"
+        "***** predict metrics *****\n"
+        "  predict_runtime = 0:00:01.00\n",
+    )
+    assert [(r.get("train_loss"), r.get("eval_loss"), r["epoch"]) for r in rows] == [
+        ("2.2415", None, "5.0"),
+        (None, "1.95", "5.0"),
+        ("117.8037", None, "0.3704"),
+    ], rows
+    assert [r["step"] for r in rows] == [1, 2, 3], rows
+    assert cli._metrics_block_rows("***** train metrics *****\n  epoch = 1.0\nDone.\n", "one line") is None
+
+
 def test_cut_off_dicts_and_mmengine_pairs_are_read(tmp_path):
     """A dict line the paste cut before its "}" keeps its whole pairs, in order with the complete ones; mmengine's
     "... - INFO - Epoch(train) [1][200/735]  lr: ...  loss: ..." reads as pairs two spaces apart, not verl's " - "."""

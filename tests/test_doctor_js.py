@@ -269,6 +269,31 @@ def _inline_cases(benchmark_log) -> list[tuple[str, str, str]]:
             "site",
         ),
         ("comma-names", "epoch 1, step 5, global step 105, kl loss: 0.02, val loss 2.5, lr: 1e-05\n", "site"),
+        (  # tests/test_doctor.py::test_comma_lines_after_a_progress_part_are_read
+            "mmf-progress",
+            "2021-04-12T20:19:17 | mmf.trainers.callbacks.logistics: progress: 100/22000, train/total_loss: 0.6858, "
+            "train/total_loss/avg: 0.6858, max mem: 3788.0, experiment: run, epoch: 1, lr: 0., ups: 0.70, "
+            "time: 02m 22s 173ms\n"
+            "2021-04-12T20:21:22 | mmf.trainers.callbacks.logistics: progress: 200/22000, train/total_loss: 0.6094, "
+            "train/total_loss/avg: 0.6476, max mem: 3788.0, experiment: run, epoch: 1, lr: 0., ups: 0.80\n",
+            "site",
+        ),
+        (
+            "minimind-comma",
+            "Epoch:[1/2](100/39695), loss: 7.5180, logits_loss: 7.5180, aux_loss: 0.0000, lr: 0.00050000, "
+            "epoch_time: 4767.0min\nEpoch:[1/2](200/39695), loss: 7.0277, aux_loss: 0.0000, lr: 0.0005\n"
+            "Epoch:[1/2](300/39695), see the plot, loss: 6.9\nprogress: 5/10, time: 2s\n",
+            "site",
+        ),
+        (  # tests/test_doctor.py::test_the_trainers_metrics_summary_is_read
+            "metrics-summary",
+            "[INFO|x] saved\n***** train metrics *****\n  epoch                    =         10.0\n"
+            "  total_flos               = 1268772033GF\n  train_loss               =       0.2208\n"
+            "  train_runtime            =   0:08:59.74\nFigure saved at: x.png\n\n***** eval metrics *****\n\n"
+            "  epoch  =  3.0\n  eval_loss  =  nan\nINFO ***** train metrics *****\nINFO epoch = 0.37\n"
+            "***** predict metrics *****\n  predict_runtime = 0:00:01.00\n",
+            "site",
+        ),
         (
             "comma-near",
             "Epoch 3, the loss is still 11.5 after 900 steps, see below\n2020-11-30 12:00:01, step 5, loss: 1.2\n"

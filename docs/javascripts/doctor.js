@@ -579,7 +579,13 @@
   const RM_EVAL_NAMES = { acc: "eval_accuracy" };
   // CPM's "Epoch 3, global step 750, total step 2142, train lm loss: 11.53", Liger's "Step 11, Loss: 1.154": one part
   const NAME_VALUE = new RegExp(`^([A-Za-z][A-Za-z0-9_/]*(?: [A-Za-z][A-Za-z0-9_/]*)*):? (${NUMBER_TEXT})$`);
-  const TRAIN_LOSS = /^(?:train(?:ing)?_)?(?:lm_)?loss$/; // the training loss's names, TRL's "loss"
+  const TRAIN_LOSS = /^(?:train(?:ing)?[_/])?(?:lm_|total_)?loss$/; // the training loss's names, TRL's "loss"
+  // a progress part first gives the step: mmf's "... logistics: progress: 100/22000", minimind's "Epoch:[1/2](100/39695)"
+  const PROGRESS = /^(?:.*\bprogress: |.*\]\()([0-9]+)\/[0-9]+\)?$/;
+  const LABELLED = /^[A-Za-z][A-Za-z0-9_ /]*: \S.*$/; // "experiment: run", "time: 02m 22s": skipped after a progress part
+  // the Trainer's log_metrics summary: "***** train metrics *****", then "  train_loss   =     0.2208" lines
+  const METRICS_HEADER = /\*{5} ?([a-z]+) metrics ?\*{5}/;
+  const METRICS_LINE = /^(?:INFO:? +)?([A-Za-z_][A-Za-z0-9_/]*) *= *(\S+)$/;
   const COLUMNS = { step: "step", "training loss": "loss", "validation loss": "eval_loss", epoch: "epoch" };
   const TEXT = {
     en: {
@@ -795,18 +801,42 @@
   function nameValueRows(text, source) { // cli._name_value_rows: "Epoch 3, global step 750, train lm loss: 11.53"
     const items = [];
     for (const line of splitlines(text)) {
-      const parts = strip(line).split(", ").map((p) => NAME_VALUE.exec(p));
-      if (parts.length < 2 || !parts.every(Boolean) || !parts.some((p) => p[1].toLowerCase().endsWith("loss"))) {
+      let parts = strip(line).split(", ");
+      const progress = PROGRESS.exec(parts[0]);
+      if (progress) parts = parts.slice(1).filter((p) => NAME_VALUE.test(p) || !LABELLED.test(p));
+      const pairs = parts.map((p) => NAME_VALUE.exec(p));
+      if (pairs.length < 2 || !pairs.every(Boolean) || !pairs.some((p) => p[1].toLowerCase().endsWith("loss"))) {
         continue;
       }
       const row = new Map();
-      for (const pair of parts) {
+      for (const pair of pairs) {
         const name = pair[1].toLowerCase().replaceAll(" ", "_");
         const key = TRAIN_LOSS.test(name) ? "loss" : name;
         if (!row.has(key)) row.set(key, pair[2]);
       }
       if (row.has("global_step")) row.set("step", row.get("global_step"));
+      else if (progress) row.set("step", progress[1]);
       items.push(row);
+    }
+    return items.length ? rowsFromDicts(items, source) : null;
+  }
+
+  function metricsBlockRows(text, source) { // cli._metrics_block_rows: "***** train metrics *****" blocks
+    const items = [];
+    let row = null;
+    for (const line of [...splitlines(text), ""]) {
+      const m = METRICS_LINE.exec(strip(line));
+      if (METRICS_HEADER.test(line)) {
+        if (row && row.size >= 2) items.push(row);
+        row = new Map();
+      } else if (row !== null && m) {
+        if (!row.has(m[1])) row.set(m[1], m[2]);
+      } else if (row !== null && row.size === 0 && !strip(line)) {
+        continue; // a blank line after the header
+      } else if (row !== null) {
+        if (row.size >= 2) items.push(row);
+        row = null;
+      }
     }
     return items.length ? rowsFromDicts(items, source) : null;
   }
@@ -1052,7 +1082,7 @@
     if (!strip(text)) throw new LogError(`${source}: the file is empty`, "empty");
     const others = () => {
       for (const reader of [lineRows, iterRows, pairRows, rmEvalRows, colonRows, valueNameRows, nameValueRows,
-        tableRows, alignedRows, csvRows]) {
+        metricsBlockRows, tableRows, alignedRows, csvRows]) {
         const rows = reader(text, source);
         if (rows !== null) return rows;
       }

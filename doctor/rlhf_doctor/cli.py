@@ -164,6 +164,7 @@ def _other_rows(text: str, source: str) -> list[dict] | None:
         _colon_rows,
         _value_name_rows,
         _name_value_rows,
+        _metrics_block_rows,
         _table_rows,
         _aligned_rows,
         _csv_rows,
@@ -276,6 +277,7 @@ _rm_eval_rows = _line_format(lines.rm_eval_items)
 _colon_rows = _line_format(lambda text: lines.colon_items(text, STEP_KEYS))
 _value_name_rows = _line_format(lines.value_name_items)
 _name_value_rows = _line_format(lines.name_value_items)
+_metrics_block_rows = _line_format(lines.metrics_block_items)
 
 
 def _pair_rows(text: str, source: str) -> list[dict] | None:

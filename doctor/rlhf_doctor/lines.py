@@ -1,8 +1,10 @@
 """The console line formats the doctor reads, one row per line (``cli``'s readers wrap them): mlx-lm's and nanoGPT's
 ``iter N:`` lines, also in a Markdown bullet; DeepSpeed-Chat's reward-model evaluation lines; ``name:value`` pairs one
 space apart (minimind, torchtune); tinygrad's value-first lines; ``name value`` or ``name: value`` parts after commas
-(CPM's finetune script, Liger's convergence tests). Each gives the rows' dicts, values as written, or an empty list; a
-line is a row only with two or more values (the new formats: one of them a loss)."""
+(CPM's finetune script, Liger's convergence tests), also after a progress part (mmf's ``progress: 100/22000, ...``,
+minimind's ``Epoch:[1/2](100/39695), loss: 7.518, ...``); the Trainer's metrics summary (``***** train metrics *****``
+then ``  train_loss = 0.2208`` lines). Each gives the rows' dicts, values as written, or an empty list; a line is a row
+only with two or more values (the new formats: one of them a loss)."""
 
 from __future__ import annotations
 
@@ -46,9 +48,20 @@ RM_EVAL_NAMES = {"acc": "eval_accuracy"}
 NAME_VALUE = re.compile(rf"([A-Za-z][A-Za-z0-9_/]*(?: [A-Za-z][A-Za-z0-9_/]*)*):? ({NUMBER_TEXT})")
 """A part of a comma-separated line, its name before its value, with or without a colon: CPM's ``global step 750`` and
 ``train lm loss: 11.53``, Liger's ``Step 11`` and ``Loss: 1.154``."""
-TRAIN_LOSS = re.compile(r"(?:train(?:ing)?_)?(?:lm_)?loss")
+TRAIN_LOSS = re.compile(r"(?:train(?:ing)?[_/])?(?:lm_|total_)?loss")
 """The names (lower-cased, spaces as ``_``) of the training loss, which TRL logs as ``loss``: ``Loss``, ``train loss``,
-``train lm loss``; other losses (``kl_loss``, ``val_loss``) keep their names."""
+``train lm loss``, mmf's ``train/total_loss``; other losses (``kl_loss``, ``val_loss``) keep their names."""
+PROGRESS = re.compile(r"(?:.*\bprogress: |.*\]\()([0-9]+)/[0-9]+\)?")
+"""A comma-separated line's progress part, which gives the step: mmf's ``... logistics: progress: 100/22000``,
+minimind's ``Epoch:[1/2](100/39695)`` (the step within the epoch, as ``LINE_STEP``)."""
+LABELLED = re.compile(r"[A-Za-z][A-Za-z0-9_ /]*: \S.*")
+"""A part whose value is no number (``experiment: run``, ``time: 02m 22s 173ms``, ``epoch_time: 4767.0min``): allowed,
+and skipped, on a line that has a progress part."""
+METRICS_HEADER = re.compile(r"\*{5} ?([a-z]+) metrics ?\*{5}")
+"""The Trainer's ``log_metrics`` header (``***** train metrics *****``, ``***** eval metrics *****``), which
+LLaMA-Factory and the example scripts print at the end of a run."""
+METRICS_LINE = re.compile(r"(?:INFO:? +)?([A-Za-z_][A-Za-z0-9_/]*) *= *(\S+)")
+"""One line of that summary, ``  train_loss               =     0.2208`` (a logger's ``INFO`` before it)."""
 
 
 def iter_items(text: str) -> list[dict]:
@@ -135,14 +148,47 @@ def name_value_items(text: str) -> list[dict]:
     is the ``global step`` part's, else the ``step`` part's (``total step`` is the run's length)."""
     items = []
     for line in text.splitlines():
-        parts = [NAME_VALUE.fullmatch(p) for p in line.strip().split(", ")]
-        if len(parts) < 2 or not all(parts) or not any(p.group(1).lower().endswith("loss") for p in parts):
+        parts = line.strip().split(", ")
+        if progress := PROGRESS.fullmatch(parts[0]):
+            parts = [p for p in parts[1:] if NAME_VALUE.fullmatch(p) or not LABELLED.fullmatch(p)]
+        pairs = [NAME_VALUE.fullmatch(p) for p in parts]
+        if len(pairs) < 2 or not all(pairs) or not any(p.group(1).lower().endswith("loss") for p in pairs):
             continue
         row = {}
-        for pair in parts:
+        for pair in pairs:
             name = pair.group(1).lower().replace(" ", "_")
             row.setdefault("loss" if TRAIN_LOSS.fullmatch(name) else name, pair.group(2))
         if "global_step" in row:
             row["step"] = row["global_step"]
+        elif progress:
+            row["step"] = progress.group(1)
         items.append(row)
+    return items
+
+
+def metrics_block_items(text: str) -> list[dict]:
+    """The Trainer's metrics summary, as ``trainer.log_metrics`` prints it at the end of a run::
+
+        ***** train metrics *****
+          epoch                    =        3.0
+          train_loss               =     0.8453
+          train_runtime            = 0:00:42.83
+
+    one row per block (its ``name = value`` lines up to the first other line, blank lines after the header skipped),
+    values as written (the runtime and
+    ``total_flos = 20135801GF`` are no numbers, and are skipped later); a block with fewer than two lines is none."""
+    items, row = [], None
+    for line in [*text.splitlines(), ""]:
+        if METRICS_HEADER.search(line):
+            if row and len(row) >= 2:
+                items.append(row)
+            row = {}
+        elif row is not None and (m := METRICS_LINE.fullmatch(line.strip())):
+            row.setdefault(m.group(1), m.group(2))
+        elif row == {} and not line.strip():
+            continue  # a blank line after the header
+        elif row is not None:
+            if len(row) >= 2:
+                items.append(row)
+            row = None
     return items
