@@ -53,7 +53,7 @@ import yaml
 from accelerate.state import AcceleratorState
 from datasets import Dataset
 from transformers import AutoModelForCausalLM, AutoTokenizer, set_seed
-from transformers.integrations import unset_hf_deepspeed_config
+from transformers.integrations import HfDeepSpeedConfig, unset_hf_deepspeed_config
 from trl import DPOTrainer
 
 MODEL = os.environ.get("HANDBOOK_MODEL", "Qwen/Qwen2.5-0.5B-Instruct")
@@ -187,6 +187,19 @@ def dpo_run(seed, deepspeed, train=True, accumulation=8):
     }
 
 
+def bare_auto_load():
+    """ "auto" with no trainer's config: a plain HfDeepSpeedConfig, the way a
+    model is loaded under ZeRO-3 outside a trainer."""
+    keep = HfDeepSpeedConfig(ZERO3)  # ZeRO-3 loading applies while it lives
+    try:
+        AutoModelForCausalLM.from_pretrained(MODEL)
+    except TypeError as error:
+        return f"TypeError: {error}"
+    finally:
+        del keep
+    return "loaded"
+
+
 def run_each(seed):
     runs = {}
     for name, deepspeed in (
@@ -202,6 +215,8 @@ def run_each(seed):
         runs["yaml_gas_1"] = dpo_run(seed, None)
     with one_process_on_cpu(ZERO1_YAML_FIXED):
         runs["yaml"] = dpo_run(seed, None, train=False)
+    with one_process_on_cpu():
+        runs["bare_auto"] = bare_auto_load()
     with one_process_on_cpu():
         # 4 rows: one optimizer step of 2 x 2 rows on a CPU
         runs["fix"] = dpo_run(seed, ZERO3, accumulation=2)
@@ -227,15 +242,13 @@ def check(seed: int = 0) -> str:
         assert line in copied["error"], f"claim: {line!r} in {copied['error']!r}"
     assert "gradient_clipping" not in copied["error"], "claim: equal is accepted"
 
+    string_error = "TypeError: '>' not supported between instances of 'str' and 'int'"
     batch = "AssertionError: Check batch related parameters. train_batch_size is "
     batch += "not equal to micro_batch_per_gpu * gradient_acc_step * world_size "
     expected = {
         "for_8_gpus": ("from_pretrained", batch + "128 != 2 * 8 * 1"),
         "for_8_gpus_zero2": ("DPOTrainer(...)", batch + "128 != 2 * 8 * 1"),
-        "as_string": (
-            "from_pretrained",
-            "TypeError: '>' not supported between instances of 'str' and 'int'",
-        ),
+        "as_string": ("from_pretrained", string_error),
         "no_key": ("from_pretrained", batch + "16 != 2 * 1 * 1"),
         "yaml_gas_1": ("DPOTrainer(...)", batch + "16 != 2 * 1 * 1"),
     }
@@ -245,6 +258,9 @@ def check(seed: int = 0) -> str:
             f"claim: {name} fails in {stage} with {error!r}: {got}"
         )
 
+    assert runs["bare_auto"] == string_error, (
+        f'claim: nothing fills "auto" outside a trainer: {runs["bare_auto"]}'
+    )
     fixed_yaml = runs["yaml"]
     assert fixed_yaml["stage"] == "ok" and fixed_yaml["ds_accumulation"] == 8, (
         f"claim: without the yaml line, the DPOConfig's 8 is used: {fixed_yaml}"
@@ -263,7 +279,8 @@ def check(seed: int = 0) -> str:
     return (
         f"numbers: {copied['stage']} refuses {copied['error'].count('- ds')} "
         "values; for 8 GPUs: 128 != 2 * 8 * 1 in from_pretrained; '8': TypeError; "
-        "key left out or yaml line: 16 != 2 * 1 * 1; all auto: DeepSpeed runs "
+        "key left out or yaml line: 16 != 2 * 1 * 1; bare HfDeepSpeedConfig 'auto': "
+        "TypeError; all auto in a DPOConfig: DeepSpeed runs "
         f"micro {fix['micro']} x accumulation {fix['accumulation']}, "
         f"loss {losses[0]:.4f}"
     )
