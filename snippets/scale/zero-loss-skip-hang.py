@@ -68,6 +68,7 @@ class SkipEmptyTrainer(SFTTrainer):
         outputs = model(**inputs)
         mask = labels[:, 1:] != -100
         if not mask.any():  # nothing to learn here: "skip" the batch
+            print(f"rank {self.accelerator.process_index}: no labels, skipping batch")
             loss = torch.tensor(0.0, device=labels.device, requires_grad=True)
         else:
             logits = outputs.logits[:, :-1]
@@ -157,7 +158,8 @@ def run_rank(seed):
 
 
 def launch(seed):
-    """`torchrun --standalone --nproc_per_node 2 <this file>`: the two reports."""
+    """`torchrun --standalone --nproc_per_node 2 <this file>`: the two reports,
+    and the ranks whose guard "skipped" a batch."""
     command = [sys.executable, "-m", "torch.distributed.run", "--standalone"]
     command += ["--nproc_per_node", "2", __file__]
     with tempfile.TemporaryDirectory() as folder:
@@ -170,7 +172,8 @@ def launch(seed):
     if len(reports) != 2:  # only missing reports fail: the symptom breaks the group
         output = f"{done.stdout[-1500:]}\n{done.stderr[-3000:]}"
         raise RuntimeError(f"torchrun failed ({done.returncode}):\n{output}")
-    return sorted(reports, key=lambda r: r["rank"])
+    skipped = {int(rank) for rank in re.findall(r"rank (\d): no labels", done.stdout)}
+    return sorted(reports, key=lambda r: r["rank"]), skipped
 
 
 def check(seed: int = 0) -> str:
@@ -183,7 +186,8 @@ def check(seed: int = 0) -> str:
     losses = [row["loss"] for row in alone.state.log_history if "loss" in row]
     assert len(losses) == 3 and 0.0 in losses, f"claim: one process is fine: {losses}"
 
-    rank0, rank1 = launch(seed)
+    (rank0, rank1), skipped = launch(seed)
+    assert len(skipped) == 1, f"claim: one rank drew the row with no labels: {skipped}"
     for name in ("fix", "guard_kept"):
         run0, run1 = rank0[name], rank1[name]
         assert run0["ok"] and run1["ok"], f"claim: {name} finishes: {run0} {run1}"
@@ -196,16 +200,18 @@ def check(seed: int = 0) -> str:
     assert timed_out, f"claim: the collective timeout ends it: {sym0} {sym1}"
     waited = max(s["seconds"] for s in timed_out)
     assert waited >= TIMEOUT * 0.9, f"claim: it hangs for the whole timeout: {waited}"
-    in_backward = ["backward" in s["stack"] for s in (sym0, sym1)]
-    assert sorted(in_backward) == [False, True], (
-        "claim: the rank with labels waits in backward (DDP's all-reduce), "
-        f"the rank that returned a new zero has left it: {sym0} {sym1}"
+    (empty,) = skipped
+    behind, ahead = (sym1, sym0) if empty == 0 else (sym0, sym1)
+    assert "backward" in behind["stack"], (
+        f"claim: the rank with labels waits in backward (DDP's all-reduce): {behind}"
     )
+    assert "backward" not in ahead["stack"], f"claim: the other has left it: {ahead}"
+    assert "all_gather" in ahead["stack"], f"claim: ... and waits in a gather: {ahead}"
     error = timed_out[0]["error"].split("] ")[-1]
     return (
         f"one process: losses {[round(x, 3) for x in losses]}, finishes; "
         f"two processes: the fix and the kept guard finish in step, "
-        f"the new zero hangs {waited:.1f} s, then '{error}'"
+        f"the new zero (rank {empty}) hangs {waited:.1f} s, then '{error}'"
     )
 
 
