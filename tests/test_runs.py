@@ -14,7 +14,7 @@ from importlib.metadata import version
 
 import pytest
 
-from handbook import tiny
+from handbook import tiny, ui
 from handbook.content import pages
 from handbook.lanes import runs
 from handbook.site import charts, site_checks
@@ -58,6 +58,23 @@ def test_chart_renders(page):
         ticks = re.findall(r'<g id="xtick_\d+">.*?<text[^>]*>(.*?)</text>', fig, re.S)
         assert ticks, f"{page.rel}: no step ticks found in the {lang} chart"
         assert all(re.fullmatch(r"\d+", t) for t in ticks), f"{page.rel}: step ticks {ticks} are not whole steps"
+
+
+def test_a_chart_is_drawn_once_and_each_language_gets_its_words(tmp_path, monkeypatch):
+    """Both languages show the same drawing (drawn once, cached once): the Chinese SVG is the English one with the
+    legend's runs and the step axis in Chinese, and no English word of those left."""
+    monkeypatch.setattr(charts, "CACHE", tmp_path)
+    page = next(p for p in PITFALLS if p.meta.get("chart"))
+    en = charts.figure(page.meta, "en")
+    zh = charts.figure(pages.load(pages.twin_of(page.path)).meta, "zh")
+    assert len(list(tmp_path.glob("*.svg"))) == 2, "one wide and one narrow drawing for both languages"
+    svg = lambda fig: re.findall(r"<svg .*?</svg>", fig, re.S)  # noqa: E731
+    for word in charts.WORDS:
+        en_word, zh_word = ui.CHART["en"][word], ui.CHART["zh"][word]
+        assert f">{en_word}</text>" in en and f">{en_word}</text>" not in zh, word
+        assert f">{zh_word}</text>" in zh, word
+    strip = lambda s: re.sub(r'aria-label="[^"]*"', "", s)  # noqa: E731
+    assert [strip(charts.localize(x, "zh")) for x in svg(en)] == [strip(x) for x in svg(zh)]
 
 
 def test_quoted_numbers_come_from_the_record():

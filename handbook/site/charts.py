@@ -4,7 +4,9 @@
 panel per metric, the seed-0 line of each run and, shaded, the range over the recorded seeds. matplotlib
 draws it as SVG; text and axes take the page's text colour (``currentColor``) and the two runs use colours
 that read on the light and the dark theme, so the chart follows Material's colour scheme. The SVG is inlined
-(no request to another host) and cached under ``.cache/charts`` by the hash of what it shows.
+(no request to another host) and cached under ``.cache/charts`` by the hash of what it shows. It is drawn once, in
+English, for both languages: its text stays text (``svg.fonttype: none``), and ``localize`` puts the other
+language's three words (the runs' legend and the step axis) in place of the English ones.
 
 ``quote(meta, label, metric, how)`` is a number a page quotes from its record (``{{ fix.grad_norm.max }}``).
 """
@@ -157,6 +159,20 @@ def _svg(rec: dict, spec: dict, lang: str, narrow: bool = False) -> str:
     return svg.strip()
 
 
+DRAWN_IN = "en"
+"""The language a chart is drawn in; ``localize`` gives the others their words."""
+WORDS = ("symptom", "fix", "step")
+"""The words of ``ui.CHART`` a chart's SVG holds: the legend's two runs and the step axis."""
+
+
+def localize(svg: str, lang: str) -> str:
+    """The chart drawn in ``DRAWN_IN`` with ``lang``'s words in its text elements (legend, step axis)."""
+    for word in WORDS:
+        drawn, wanted = ui.CHART[DRAWN_IN][word], ui.CHART[lang][word]
+        svg = svg.replace(f">{html.escape(drawn)}</text>", f">{html.escape(wanted)}</text>")
+    return svg
+
+
 def figure(meta: dict, lang: str) -> str:
     """The ``<figure>`` for the page with front matter ``meta``, in ``lang`` (raises ValueError on a bad record)."""
     spec = meta["chart"]
@@ -164,7 +180,8 @@ def figure(meta: dict, lang: str) -> str:
     if rec is None:
         raise ValueError(f"no run record for {meta.get('id')}: run python -m handbook record")
     words = ui.CHART[lang]
-    drawn = [rec, {k: v for k, v in spec.items() if k != "caption"}, lang, words, metadata.version("matplotlib")]
+    drawn_words = {w: ui.CHART[DRAWN_IN][w] for w in WORDS}
+    drawn = [rec, {k: v for k, v in spec.items() if k != "caption"}, drawn_words, metadata.version("matplotlib")]
     key = hashlib.sha256(  # what the SVG shows: the record, the spec, its words (legend, axis) and who drew it
         json.dumps(drawn, sort_keys=True, ensure_ascii=False).encode()
         + pathlib.Path(__file__).read_bytes()  # a change to the drawing redraws every chart
@@ -177,9 +194,10 @@ def figure(meta: dict, lang: str) -> str:
         else:
             with warnings.catch_warnings():  # "Glyph 30151 missing from font(s) DejaVu Sans": see font.sans-serif
                 warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from", category=UserWarning)
-                svgs.append(_svg(rec, spec, lang, narrow))
+                svgs.append(_svg(rec, spec, DRAWN_IN, narrow))
             CACHE.mkdir(parents=True, exist_ok=True)
             cached.write_text(svgs[-1], encoding="utf-8")
+    svgs = [localize(x, lang) for x in svgs]
     metrics = ", ".join(f"<code>{html.escape(m)}</code>" for m in spec["metrics"])
     labels = words["and"].join(words[label] for label in spec["runs"])
     alt = words["alt"].format(metrics=", ".join(spec["metrics"]), labels=labels)
