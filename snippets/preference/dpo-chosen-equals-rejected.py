@@ -95,7 +95,7 @@ PAIRS = Dataset.from_list(
 )
 
 
-def train(dataset, seed):
+def train(dataset, seed, eval_dataset=None):
     """A few DPO steps with every pair of `dataset` in one batch."""
     set_seed(seed)
     args = DPOConfig(
@@ -107,7 +107,9 @@ def train(dataset, seed):
         seed=seed,
         bf16=torch.cuda.is_available(),
     )
-    trainer = DPOTrainer(model=MODEL, args=args, train_dataset=dataset)
+    trainer = DPOTrainer(
+        model=MODEL, args=args, train_dataset=dataset, eval_dataset=eval_dataset
+    )
     trainer.train()
     logs = [row for row in trainer.state.log_history if "rewards/margins" in row]
     return trainer, logs
@@ -117,17 +119,19 @@ def check(seed: int = 0) -> str:
     tokenizer = AutoTokenizer.from_pretrained(MODEL)
     same = identical_pairs(PAIRS, tokenizer)
     as_written = [i for i, row in enumerate(PAIRS) if row["chosen"] == row["rejected"]]
-    assert set(as_written) <= set(same) and len(same) < len(PAIRS), (
-        f"claim: the helper finds every tie, and only ties: {same}"
+    tool_pair = len(PAIRS) - 1  # a tie only where the template drops tool_calls
+    assert set(as_written) <= set(same) <= set(as_written) | {tool_pair}, (
+        f"claim: the helper flags the ties, and only the ties: {same}"
     )
     kept = drop_identical_pairs(PAIRS, tokenizer)
     share = len(kept) / len(PAIRS)  # the share of pairs that carry a preference
 
-    trainer, mixed = train(PAIRS, seed)
+    trainer, mixed = train(PAIRS, seed, eval_dataset=PAIRS.select(same))
     _, clean = train(kept, seed)
 
     # the ties, scored by the trained model: TRL sees the two sides as one sequence
-    ties = trainer.evaluate(eval_dataset=PAIRS.select(same))
+    trainer.evaluate()
+    ties = trainer.state.log_history[-1]  # what evaluate() logged
     assert abs(ties["eval_loss"] - math.log(2)) < 1e-5, (
         f"claim: each tie adds exactly ln 2 to the loss: {ties['eval_loss']}"
     )
