@@ -38,8 +38,9 @@ PARTS = {
     "blind-2026-12-07e",
     "blind-2026-12-07f",
     "blind-2026-12-07g",
+    "blind-2026-12-08h",
 }
-RIGHT = 170
+RIGHT = 175
 """Right on 120 of the 148 logs (2026-12-07, 25 rules): the floor. 89 of the first 128 (the history of those is in
 the corpus header and in git); the blind part 2026-12-07d joined (right 16 of its 20 readable logs, when scored once
 with 3 more unreadable ones): 105 of 148. Then a judge who wrote no page and never ran the doctor added the NaN triage
@@ -70,7 +71,8 @@ loss of exactly 0: the triage page on 704 and 713 (b) and 706 (a), none on the f
 not watch): 168 of 208. Part g showed the NaN page's loss-of-0 condition firing on logs whose loss is 0 from the
 first row (labelled with no page); a new pattern, drops_to (the loss falls to 0 after a logged value that is not 0,
 the page's title: "the loss drops to 0"), replaced equals: 616, 705, 712 and 74 right, 59 and 72 wrong, 702 silent
-(its paste starts at 0): 170 of 208. The issue's goal is 90%."""
+(its paste starts at 0): 170 of 208. The blind part 2026-12-08h joined (right 5 of its 7 readable logs, scored once
+with 4 more unreadable ones): 175 of 215. The issue's goal is 90%."""
 KNOWN_FALSE_ALARMS = {
     "101-rex-omni-qwen25vl-sft-zero3-params-zero.txt",
     "402-axolotl-sppo-iter2.txt",
