@@ -44,22 +44,6 @@ def test_record_is_fresh(record):
     assert rec["seeds"].get("0"), f"{record.relative_to(ROOT)}: no runs of seed 0"
 
 
-@pytest.mark.parametrize("page", [p for p in PITFALLS if p.meta.get("chart")], ids=_id)
-def test_chart_renders(page):
-    for lang in ("en", "zh"):
-        meta = page.meta if lang == "en" else pages.load(pages.twin_of(page.path)).meta
-        fig = charts.figure(meta, lang)
-        size = len(fig.encode("utf-8"))
-        assert size <= charts.MAX_BYTES, f"{page.rel}: the {lang} chart is {size} bytes (limit {charts.MAX_BYTES})"
-        assert "<script" not in fig and not re.search(r'href="(?!#)', fig), f"{page.rel}: only in-page references"
-        assert 'role="img" aria-label="' in fig, f"{page.rel}: the chart has no text alternative"
-        assert "<figcaption>" in fig and "\n\n" not in fig, f"{page.rel}: a caption, and no blank line in raw HTML"
-        # step axes are integers: every x tick label is a whole number
-        ticks = re.findall(r'<g id="xtick_\d+">.*?<text[^>]*>(.*?)</text>', fig, re.S)
-        assert ticks, f"{page.rel}: no step ticks found in the {lang} chart"
-        assert all(re.fullmatch(r"\d+", t) for t in ticks), f"{page.rel}: step ticks {ticks} are not whole steps"
-
-
 def test_a_chart_is_drawn_once_and_each_language_gets_its_words(tmp_path, monkeypatch):
     """Both languages show the same drawing (drawn once, cached once): the Chinese SVG is the English one with the
     legend's runs and the step axis in Chinese, and no English word of those left."""

@@ -42,6 +42,37 @@ def test_no_external_requests_in_html(site):
 
 
 @pytest.mark.site
+def test_every_run_chart_is_light_labelled_and_steps_whole(site):
+    """Each page's run chart as the built site shows it, in both languages (drawn by the build: hooks/charts.py):
+    within charts.MAX_BYTES, no script and only in-page references, a text alternative and a caption, one raw HTML
+    block (no paragraph inside), whole steps on the x axis."""
+    import re
+
+    from handbook.content import pages
+    from handbook.site import charts
+
+    out, code, _ = site
+    assert code == 0
+    charted = [p for p in pages.pitfall_pages() if p.meta.get("chart")]
+    assert len(charted) >= 20, "pages with a run chart"
+    for page in charted:
+        for prefix in ("", "zh/"):
+            built = (out / prefix / page.meta["chapter"] / page.meta["id"] / "index.html").read_text(encoding="utf-8")
+            figs = re.findall(r'<figure class="hb-chart">.*?</figure>', built, re.S)
+            where = f"{prefix}{page.meta['chapter']}/{page.meta['id']}"
+            assert len(figs) == 1, f"{where}: {len(figs)} run charts"
+            fig = figs[0]
+            size = len(fig.encode("utf-8"))
+            assert size <= charts.MAX_BYTES, f"{where}: the chart is {size} bytes (limit {charts.MAX_BYTES})"
+            assert "<script" not in fig and not re.search(r'href="(?!#)', fig), f"{where}: only in-page references"
+            assert 'role="img" aria-label="' in fig and "<figcaption>" in fig, f"{where}: no text alternative"
+            assert "<p>" not in fig, f"{where}: a blank line in the chart's raw HTML ended it as Markdown"
+            ticks = re.findall(r'<g id="xtick_\d+">.*?<text[^>]*>(.*?)</text>', fig, re.S)
+            assert ticks, f"{where}: no step ticks found"
+            assert all(re.fullmatch(r"\d+", t) for t in ticks), f"{where}: step ticks {ticks} are not whole steps"
+
+
+@pytest.mark.site
 def test_no_unparsed_markdown_leaks_into_pages(site):
     """A fence or include the Markdown extensions did not understand shows up as raw text on the page."""
     out, code, _ = site
