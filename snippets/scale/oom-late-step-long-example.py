@@ -42,7 +42,8 @@ def truncate_rows(dataset, max_length):
 def probe_worst_case(model, config, token_id, trainer_class=SFTTrainer, **kwargs):
     """Run before training: one step on the largest batch the config lets
     through, per_device_train_batch_size rows of max_length tokens. If it fits,
-    no step of the run needs more memory for activations. Pass the run's
+    no step of the run needs more memory for activations. Pass the model's id
+    or path (the probe trains its own copy, on filler tokens) and the run's
     peft_config (and other trainer arguments) as keyword arguments."""
     rows = [[token_id] * config.max_length] * config.per_device_train_batch_size
     rows[-1] = rows[-1][:-1]  # one pad token: real batches carry a padding mask
@@ -126,11 +127,15 @@ def train(trainer_class, args, rows, **kwargs):
 
 
 def sft_rows(seed, n=4):
-    """n pre-tokenized rows of SHORT tokens, one of them LONG."""
+    """n pre-tokenized rows of SHORT tokens, one of them LONG: random numbers,
+    text on which a real model's loss is the same in short and long rows."""
     g = torch.Generator().manual_seed(seed)
+    numbers = torch.randint(0, 1000, (n * LONG,), generator=g).tolist()
+    tokenizer = AutoTokenizer.from_pretrained(MODEL)
+    ids = tokenizer(" ".join(str(k) for k in numbers))["input_ids"]
     lengths = [SHORT] * (n - 1) + [LONG]
-    ids = [torch.randint(100, 300, (k,), generator=g).tolist() for k in lengths]
-    return [{"input_ids": row} for row in ids]
+    starts = [sum(lengths[:i]) for i in range(n)]
+    return [{"input_ids": ids[s : s + k]} for s, k in zip(starts, lengths)]
 
 
 def dpo_rows(n=4):
