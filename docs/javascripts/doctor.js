@@ -584,7 +584,7 @@
   const PROGRESS = /^(?:.*\bprogress: |.*\]\()([0-9]+)\/[0-9]+\)?$/;
   const LABELLED = /^[A-Za-z][A-Za-z0-9_ /]*: \S.*$/; // "experiment: run", "time: 02m 22s": skipped after a progress part
   // the Trainer's log_metrics summary: "***** train metrics *****", then "  train_loss   =     0.2208" lines
-  const METRICS_HEADER = /\*{5} ?([a-z]+) metrics ?\*{5}/;
+  const METRICS_HEADER = /\*{5} ?[a-z]+ metrics ?\*{5}/;
   const METRICS_LINE = /^(?:INFO:? +)?([A-Za-z_][A-Za-z0-9_/]*) *= *(\S+)$/;
   const COLUMNS = { step: "step", "training loss": "loss", "validation loss": "eval_loss", epoch: "epoch" };
   const TEXT = {

@@ -57,7 +57,7 @@ minimind's ``Epoch:[1/2](100/39695)`` (the step within the epoch, as ``LINE_STEP
 LABELLED = re.compile(r"[A-Za-z][A-Za-z0-9_ /]*: \S.*")
 """A part whose value is no number (``experiment: run``, ``time: 02m 22s 173ms``, ``epoch_time: 4767.0min``): allowed,
 and skipped, on a line that has a progress part."""
-METRICS_HEADER = re.compile(r"\*{5} ?([a-z]+) metrics ?\*{5}")
+METRICS_HEADER = re.compile(r"\*{5} ?[a-z]+ metrics ?\*{5}")
 """The Trainer's ``log_metrics`` header (``***** train metrics *****``, ``***** eval metrics *****``), which
 LLaMA-Factory and the example scripts print at the end of a run."""
 METRICS_LINE = re.compile(r"(?:INFO:? +)?([A-Za-z_][A-Za-z0-9_/]*) *= *(\S+)")
@@ -175,12 +175,12 @@ def metrics_block_items(text: str) -> list[dict]:
           train_runtime            = 0:00:42.83
 
     one row per block (its ``name = value`` lines up to the first other line, blank lines after the header skipped),
-    values as written (the runtime and
-    ``total_flos = 20135801GF`` are no numbers, and are skipped later); a block with fewer than two lines is none."""
+    values as written (the runtime and ``total_flos = 20135801GF`` are no numbers: the rules never read them); a block
+    with fewer than two lines is none."""
     items, row = [], None
     for line in [*text.splitlines(), ""]:
         if METRICS_HEADER.search(line):
-            if row and len(row) >= 2:
+            if len(row or {}) >= 2:
                 items.append(row)
             row = {}
         elif row is not None and (m := METRICS_LINE.fullmatch(line.strip())):
